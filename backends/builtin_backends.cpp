@@ -1,0 +1,16 @@
+// Every backend built into the library, one line each.
+#include "comm/registry.hpp"
+#include "tcp/tcp_backend.hpp"
+
+namespace commbench {
+
+Registry& registry() {
+  static Registry r = [] {
+    Registry reg;
+    reg.add({"tcp", {"epoll"}, &tcp::make_tcp_backend});
+    return reg;
+  }();
+  return r;
+}
+
+}  // namespace commbench

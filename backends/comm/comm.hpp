@@ -1,0 +1,92 @@
+// The comm interface every backend implements (modelled on Dask's distributed.comm):
+// Comm (one connection), Listener (accepts), Connector (connects), and Backend, which
+// makes both for one URI scheme.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/limits.hpp"
+#include "comm/message.hpp"
+#include "runtime/cancel.hpp"
+#include "runtime/event_loop.hpp"
+#include "runtime/task.hpp"
+
+namespace commbench {
+
+// One bidirectional connection carrying whole messages in order.
+class Comm {
+ public:
+  virtual ~Comm() = default;
+
+  // Sends every frame of `msg`; the frames' memory must stay valid until it returns.
+  virtual Task<void> write(const Message& msg, CancelToken token = {}) = 0;
+  // Receives the next message into `into` (its frames are replaced; storage reused).
+  // Throws CommClosedError when the peer closes or dies, also while the read is waiting.
+  virtual Task<void> read(Message& into, CancelToken token = {}) = 0;
+  // Graceful close: the peer's pending and future reads fail with CommClosedError.
+  virtual Task<void> close() = 0;
+  // Immediate close without any further I/O; safe to call at any time, twice too.
+  virtual void abort() noexcept = 0;
+  virtual bool closed() const noexcept = 0;
+
+  virtual std::string local_address() const = 0;
+  virtual std::string peer_address() const = 0;
+
+  // Convenience: read into a fresh Message.
+  Task<Message> read_message(CancelToken token = {}) {
+    Message m;
+    co_await read(m, token);
+    co_return m;
+  }
+};
+
+// Called once per accepted, handshaken connection, each in its own task.
+using CommHandler = std::function<Task<void>(std::unique_ptr<Comm>)>;
+
+class Listener {
+ public:
+  virtual ~Listener() = default;
+  // Binds and starts accepting in the background; the contact address is valid after.
+  virtual Task<void> start(CommHandler handler) = 0;
+  // Stops accepting; established comms stay open.
+  virtual void stop() noexcept = 0;
+  // The address peers connect to (the real port when the listener was given port 0).
+  virtual std::string contact_address() const = 0;
+};
+
+class Connector {
+ public:
+  virtual ~Connector() = default;
+  // Connects and handshakes, retrying refused attempts with back-off until `timeout`;
+  // then throws ConnectError naming the address and the last reason.
+  virtual Task<std::unique_ptr<Comm>> connect(const std::string& address,
+                                              std::chrono::nanoseconds timeout) = 0;
+};
+
+// What a benchmark or test may choose per backend.
+struct BackendOptions {
+  std::string progress;  // a progress policy name; empty = the backend's default
+  CommLimits limits;
+  // Backend-specific settings (e.g. "wire" = packed|per-frame, "chunk" = bytes for mpi).
+  std::map<std::string, std::string> extra;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string scheme() const = 0;
+  // The progress policy in force (recorded in every CSV row).
+  virtual std::string progress() const = 0;
+  virtual std::unique_ptr<Listener> make_listener(const std::string& address) = 0;
+  virtual std::unique_ptr<Connector> make_connector() = 0;
+  // A listen address for this host that peers on other hosts can reach: e.g.
+  // tcp://<host>:0. `host` is an interface address chosen by the caller.
+  virtual std::string default_listen_address(const std::string& host) const = 0;
+};
+
+}  // namespace commbench

@@ -1,0 +1,99 @@
+#include "comm/frame_header.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "comm/errors.hpp"
+
+namespace commbench {
+
+namespace {
+// The wire is little endian; so is every machine this suite targets (x86-64, aarch64),
+// which a static_assert would not prove, so we encode byte by byte anyway: it is not on
+// any measured path long enough to matter (12 + 8 n bytes).
+void put_u32(std::byte* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
+}
+void put_u64(std::byte* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
+}
+uint32_t get_u32(const std::byte* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
+  return v;
+}
+uint64_t get_u64(const std::byte* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+}  // namespace
+
+size_t encode_header(const Message& msg, std::span<std::byte> out, const CommLimits& limits) {
+  size_t n = msg.frames.size();
+  if (n > limits.max_frames)
+    throw ProtocolError("message has " + std::to_string(n) + " frames, limit is " +
+                        std::to_string(limits.max_frames));
+  size_t need = header_bytes(n);
+  if (out.size() < need) throw std::logic_error("header buffer too small");
+  put_u32(out.data(), kFrameMagic);
+  out[4] = static_cast<std::byte>(kFrameVersion);
+  out[5] = std::byte{0};
+  out[6] = out[7] = std::byte{0};
+  put_u32(out.data() + 8, static_cast<uint32_t>(n));
+  uint64_t total = 0;
+  std::byte* d = out.data() + kFixedHeaderBytes;
+  for (const Buffer& f : msg.frames) {
+    if (f.size > limits.max_frame_bytes || f.size > kMaxEncodableFrameBytes)
+      throw ProtocolError("frame of " + std::to_string(f.size) + " bytes exceeds limit of " +
+                          std::to_string(limits.max_frame_bytes));
+    total += f.size;
+    put_u64(d, f.size | (static_cast<uint64_t>(f.kind) << 56));
+    d += kFrameDescriptorBytes;
+  }
+  if (total > limits.max_message_bytes)
+    throw ProtocolError("message of " + std::to_string(total) + " bytes exceeds limit of " +
+                        std::to_string(limits.max_message_bytes));
+  return need;
+}
+
+uint32_t decode_fixed_header(std::span<const std::byte> fixed, const CommLimits& limits) {
+  if (fixed.size() < kFixedHeaderBytes) throw ProtocolError("truncated message header");
+  uint32_t magic = get_u32(fixed.data());
+  if (magic != kFrameMagic) throw ProtocolError("bad magic in message header");
+  auto version = static_cast<uint8_t>(fixed[4]);
+  if (version != kFrameVersion)
+    throw ProtocolError("unsupported message header version " + std::to_string(version));
+  if (fixed[5] != std::byte{0} || fixed[6] != std::byte{0} || fixed[7] != std::byte{0})
+    throw ProtocolError("reserved message header bits set");
+  uint32_t count = get_u32(fixed.data() + 8);
+  if (count > limits.max_frames)
+    throw ProtocolError("message header announces " + std::to_string(count) +
+                        " frames, limit is " + std::to_string(limits.max_frames));
+  return count;
+}
+
+void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t count,
+                              const CommLimits& limits, std::vector<FrameInfo>& out) {
+  if (descriptors.size() < size_t{count} * kFrameDescriptorBytes)
+    throw ProtocolError("truncated frame descriptors");
+  out.resize(count);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t v = get_u64(descriptors.data() + size_t{i} * kFrameDescriptorBytes);
+    uint64_t size = v & kMaxEncodableFrameBytes;
+    auto kind = static_cast<uint8_t>(v >> 56);
+    if (kind >= kMemoryKindCount)
+      throw ProtocolError("unknown memory kind " + std::to_string(kind) + " in frame header");
+    if (size > limits.max_frame_bytes)
+      throw ProtocolError("frame of " + std::to_string(size) + " bytes exceeds limit of " +
+                          std::to_string(limits.max_frame_bytes));
+    total += size;
+    if (total > limits.max_message_bytes)
+      throw ProtocolError("message exceeds limit of " + std::to_string(limits.max_message_bytes) +
+                          " bytes");
+    out[i] = FrameInfo{size, static_cast<MemoryKind>(kind)};
+  }
+}
+
+}  // namespace commbench

@@ -1,0 +1,47 @@
+// The header that precedes every message on a byte stream or in a packed MPI/UCX send.
+//
+// Layout (little endian):
+//   u32 magic 'CBM1' | u8 version | u8 flags | u16 reserved (0) | u32 frame count
+//   then per frame: u64 = size | (memory kind << 56)
+// The fixed part is read first; it tells how many frame descriptors follow, and the
+// decoder rejects any count or size beyond CommLimits before anything is allocated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "comm/buffer.hpp"
+#include "comm/limits.hpp"
+#include "comm/message.hpp"
+
+namespace commbench {
+
+constexpr uint32_t kFrameMagic = 0x314d4243;  // "CBM1"
+constexpr uint8_t kFrameVersion = 1;
+constexpr size_t kFixedHeaderBytes = 12;
+constexpr size_t kFrameDescriptorBytes = 8;
+constexpr uint64_t kMaxEncodableFrameBytes = (1ull << 56) - 1;
+
+struct FrameInfo {
+  uint64_t size = 0;
+  MemoryKind kind = MemoryKind::host;
+};
+
+inline size_t header_bytes(size_t frames) noexcept {
+  return kFixedHeaderBytes + frames * kFrameDescriptorBytes;
+}
+
+// Writes the header for `msg` into `out` (which must hold header_bytes(frames)).
+// Throws ProtocolError if the message itself breaks the limits.
+size_t encode_header(const Message& msg, std::span<std::byte> out, const CommLimits& limits);
+
+// Checks the fixed part; returns the frame count. Throws ProtocolError.
+uint32_t decode_fixed_header(std::span<const std::byte> fixed, const CommLimits& limits);
+
+// Decodes `count` frame descriptors and checks sizes and kinds. Throws ProtocolError.
+void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t count,
+                              const CommLimits& limits, std::vector<FrameInfo>& out);
+
+}  // namespace commbench

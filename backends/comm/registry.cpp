@@ -1,0 +1,49 @@
+#include "comm/registry.hpp"
+
+#include <stdexcept>
+
+#include "comm/errors.hpp"
+
+namespace commbench {
+
+namespace {
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+}  // namespace
+
+void Registry::add(BackendInfo info) {
+  for (const auto& b : backends_)
+    if (b.scheme == info.scheme) throw std::logic_error("backend registered twice: " + info.scheme);
+  backends_.push_back(std::move(info));
+}
+
+const BackendInfo& Registry::info(const std::string& scheme) const {
+  for (const auto& b : backends_)
+    if (b.scheme == scheme) return b;
+  throw AddressError("unknown comm scheme '" + scheme + "' (known: " + join(schemes()) + ")");
+}
+
+std::unique_ptr<Backend> Registry::create(const std::string& scheme, EventLoop& loop,
+                                          const BackendOptions& options) const {
+  const BackendInfo& b = info(scheme);
+  if (!options.progress.empty()) {
+    bool ok = false;
+    for (const auto& p : b.progress_policies) ok = ok || p == options.progress;
+    if (!ok)
+      throw std::invalid_argument("backend " + scheme + " has no progress policy '" +
+                                  options.progress + "' (known: " + join(b.progress_policies) +
+                                  ")");
+  }
+  return b.make(loop, options);
+}
+
+std::vector<std::string> Registry::schemes() const {
+  std::vector<std::string> v;
+  for (const auto& b : backends_) v.push_back(b.scheme);
+  return v;
+}
+
+}  // namespace commbench

@@ -1,0 +1,301 @@
+#include "runtime/event_loop.hpp"
+
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace commbench {
+
+namespace {
+// epoll user data of a poller's wake fd: a marker, the poller is polled after waking.
+constexpr uint64_t kWakeTag = 1ull << 63;
+}  // namespace
+
+uint64_t EventLoop::now_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+EventLoop::EventLoop(LoopOptions options) : options_(options) {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) throw std::runtime_error(std::string("epoll_create1: ") + strerror(errno));
+}
+
+EventLoop::~EventLoop() {
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+}
+
+void EventLoop::report_error(std::exception_ptr e) {
+  ++detached_errors_;
+  if (error_handler_) {
+    error_handler_(e);
+    return;
+  }
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "commbench: detached task failed: %s\n", ex.what());
+  } catch (...) {
+    std::fprintf(stderr, "commbench: detached task failed with a non-standard exception\n");
+  }
+}
+
+// --- pollers -------------------------------------------------------------------------
+
+void EventLoop::add_poller(Poller* p) {
+  pollers_.push_back(p);
+  int fd = p->wake_fd();
+  if (fd >= 0) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLET;
+    ev.data.u64 = kWakeTag | static_cast<uint64_t>(fd);
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0)
+      throw std::runtime_error(std::string("epoll_ctl(wake fd): ") + strerror(errno));
+  }
+}
+
+void EventLoop::remove_poller(Poller* p) {
+  pollers_.erase(std::remove(pollers_.begin(), pollers_.end(), p), pollers_.end());
+  int fd = p->wake_fd();
+  if (fd >= 0) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+}
+
+// --- descriptors -----------------------------------------------------------------------
+
+EventLoop::FdSlot& EventLoop::slot(int fd) {
+  if (fd < 0) throw std::invalid_argument("negative file descriptor");
+  if (static_cast<size_t>(fd) >= fds_.size()) fds_.resize(static_cast<size_t>(fd) + 1);
+  return fds_[static_cast<size_t>(fd)];
+}
+
+void EventLoop::watch_fd(int fd) {
+  FdSlot& s = slot(fd);
+  if (s.watched) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+  ev.data.u64 = static_cast<uint64_t>(fd);
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0)
+    throw std::runtime_error(std::string("epoll_ctl(add): ") + strerror(errno));
+  s.watched = true;
+}
+
+void EventLoop::unwatch_fd(int fd) {
+  if (fd < 0 || static_cast<size_t>(fd) >= fds_.size()) return;
+  FdSlot& s = fds_[static_cast<size_t>(fd)];
+  if (!s.watched) return;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  s.watched = false;
+  wake(s.reader, EPOLLHUP);
+  wake(s.writer, EPOLLHUP);
+}
+
+void EventLoop::wake(FdWait*& waiter, uint32_t events) {
+  if (!waiter) return;
+  FdWait* w = waiter;
+  waiter = nullptr;
+  --fd_waiters_;
+  if (w->token_.can_be_cancelled()) w->token_.state()->remove(&w->reg_);
+  w->events_ = events;
+  schedule(w->handle_);
+}
+
+void FdWait::await_suspend(std::coroutine_handle<> h) {
+  handle_ = h;
+  auto& s = loop_.slot(fd_);
+  if (!s.watched) throw std::logic_error("wait on an fd that is not watched");
+  FdWait*& place = for_write_ ? s.writer : s.reader;
+  if (place) throw std::logic_error("two coroutines wait on the same fd direction");
+  place = this;
+  ++loop_.fd_waiters_;
+  if (token_.can_be_cancelled()) {
+    reg_.on_cancel = &FdWait::cancel_cb;
+    reg_.owner = this;
+    token_.state()->add(&reg_);
+  }
+}
+
+void FdWait::cancel_cb(CancelRegistration* r) {
+  auto* self = static_cast<FdWait*>(r->owner);
+  auto& s = self->loop_.slot(self->fd_);
+  FdWait*& place = self->for_write_ ? s.writer : s.reader;
+  if (place == self) {
+    place = nullptr;
+    --self->loop_.fd_waiters_;
+  }
+  self->cancelled_ = true;
+  self->timed_out_ = self->token_.state()->by_timeout();
+  self->loop_.schedule(self->handle_);
+}
+
+uint32_t FdWait::await_resume() {
+  if (cancelled_) CancelToken::throw_cancelled(timed_out_, "wait on descriptor");
+  if (!handle_) token_.throw_cancelled("wait on descriptor");  // cancelled before waiting
+  return events_;
+}
+
+// --- timers --------------------------------------------------------------------------
+
+void SleepUntil::await_suspend(std::coroutine_handle<> h) {
+  handle_ = h;
+  timer_.fire = &SleepUntil::fire_cb;
+  timer_.owner = this;
+  loop_.add_timer(&timer_, deadline_ns_);
+  if (token_.can_be_cancelled()) {
+    reg_.on_cancel = &SleepUntil::cancel_cb;
+    reg_.owner = this;
+    token_.state()->add(&reg_);
+  }
+}
+
+void SleepUntil::fire_cb(TimerNode* n) {
+  auto* self = static_cast<SleepUntil*>(n->owner);
+  if (self->token_.can_be_cancelled()) self->token_.state()->remove(&self->reg_);
+  self->loop_.schedule(self->handle_);
+}
+
+void SleepUntil::cancel_cb(CancelRegistration* r) {
+  auto* self = static_cast<SleepUntil*>(r->owner);
+  self->loop_.cancel_timer(&self->timer_);
+  self->cancelled_ = true;
+  self->timed_out_ = self->token_.state()->by_timeout();
+  self->loop_.schedule(self->handle_);
+}
+
+void SleepUntil::await_resume() {
+  if (cancelled_) CancelToken::throw_cancelled(timed_out_, "sleep");
+  if (!handle_) token_.throw_cancelled("sleep");  // cancelled before waiting
+}
+
+bool EventLoop::fire_timers() {
+  if (timers_.empty()) return false;
+  uint64_t now = now_ns();
+  bool fired = false;
+  while (TimerNode* n = timers_.pop_expired(now)) {
+    n->fire(n);
+    fired = true;
+  }
+  return fired;
+}
+
+// --- the loop ------------------------------------------------------------------------
+
+bool EventLoop::poll_epoll(int64_t timeout_ns) {
+  epoll_event events[64];
+  timespec ts{};
+  timespec* tsp = nullptr;
+  if (timeout_ns >= 0) {
+    ts.tv_sec = timeout_ns / 1'000'000'000;
+    ts.tv_nsec = timeout_ns % 1'000'000'000;
+    tsp = &ts;
+  }
+  int n = epoll_pwait2(epoll_fd_, events, 64, tsp, nullptr);
+  if (n < 0) {
+    if (errno == EINTR) return false;
+    throw std::runtime_error(std::string("epoll_pwait2: ") + strerror(errno));
+  }
+  bool woke = false;
+  for (int i = 0; i < n; ++i) {
+    uint64_t data = events[i].data.u64;
+    if (data & kWakeTag) {
+      woke = true;  // a poller's event fd: the poller runs in the next turn
+      continue;
+    }
+    int fd = static_cast<int>(data);
+    if (static_cast<size_t>(fd) >= fds_.size()) continue;
+    FdSlot& s = fds_[static_cast<size_t>(fd)];
+    uint32_t ev = events[i].events;
+    constexpr uint32_t kBroken = EPOLLHUP | EPOLLERR;
+    if (s.reader && (ev & (EPOLLIN | EPOLLRDHUP | kBroken))) {
+      wake(s.reader, ev);
+      woke = true;
+    }
+    if (s.writer && (ev & (EPOLLOUT | kBroken))) {
+      wake(s.writer, ev);
+      woke = true;
+    }
+  }
+  return woke;
+}
+
+bool EventLoop::turn() {
+  ++stats_.turns;
+  bool worked = false;
+  // Only what was ready when the turn began: a coroutine that re-queues itself every
+  // turn (cooperative polling) must not starve pollers, timers and descriptors.
+  for (size_t n = ready_.size(); n > 0; --n) {
+    ready_.pop().resume();
+    worked = true;
+  }
+  for (Poller* p : pollers_)
+    if (p->has_work() && p->poll()) worked = true;
+  if (fire_timers()) worked = true;
+  if (fd_waiters_ > 0 && poll_epoll(0)) worked = true;
+  return worked;
+}
+
+void EventLoop::run_once() {
+  if (turn() || !ready_.empty()) {
+    idle_since_ns_ = 0;
+    nap_ns_ = 0;
+    return;
+  }
+  idle();
+}
+
+void EventLoop::idle() {
+  uint64_t now = now_ns();
+  if (idle_since_ns_ == 0) idle_since_ns_ = now;
+  if (now - idle_since_ns_ < static_cast<uint64_t>(options_.spin_budget.count())) return;
+
+  // Arm every poller; one with events pending cancels the sleep (Seastar's protocol).
+  bool nap = false;
+  size_t armed = 0;
+  bool busy = false;
+  for (; armed < pollers_.size(); ++armed) {
+    Poller* p = pollers_[armed];
+    ArmResult r = p->has_work() || p->wake_fd() >= 0 ? p->try_arm() : ArmResult::armed;
+    if (r == ArmResult::busy) {
+      busy = true;
+      break;
+    }
+    if (r == ArmResult::cannot_arm) nap = true;
+  }
+  auto disarm_all = [&] {
+    for (size_t i = 0; i < armed; ++i) pollers_[i]->disarm();
+  };
+  if (busy) {
+    disarm_all();
+    return;
+  }
+
+  int64_t timeout = -1;
+  if (!timers_.empty()) {
+    uint64_t next = timers_.next_deadline();
+    timeout = next > now ? static_cast<int64_t>(next - now) : 0;
+  }
+  if (nap) {
+    nap_ns_ = nap_ns_ == 0 ? static_cast<uint64_t>(options_.min_nap.count())
+                           : std::min<uint64_t>(nap_ns_ * 2, options_.max_nap.count());
+    timeout = timeout < 0 ? static_cast<int64_t>(nap_ns_)
+                          : std::min<int64_t>(timeout, static_cast<int64_t>(nap_ns_));
+    ++stats_.naps;
+  } else {
+    ++stats_.blocks;
+  }
+  uint64_t before = now_ns();
+  poll_epoll(timeout);
+  stats_.slept_ns += now_ns() - before;
+  disarm_all();
+  // After a real block, spin again before the next one: a reply usually follows soon.
+  if (!nap) idle_since_ns_ = 0;
+}
+
+}  // namespace commbench

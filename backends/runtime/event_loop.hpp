@@ -1,0 +1,193 @@
+// The one event loop of a process: ready queue, progress engines, timers, epoll.
+//
+// A turn runs the coroutines that were ready when it began, polls every registered
+// poller that has work, fires expired timers and, while anyone waits on a descriptor,
+// peeks at epoll without blocking. When a turn did nothing the loop is idle: it keeps
+// spinning for `spin_budget` (a message arriving within microseconds is picked up at
+// once), then arms the pollers and blocks in epoll until a descriptor, a poller's wake fd
+// or the next timer needs it. A poller that cannot arm (MPI) makes the loop nap instead,
+// with a back-off that doubles up to `max_nap`, so an idle rank yields its core.
+#pragma once
+
+#include <chrono>
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <vector>
+
+#include "runtime/cancel.hpp"
+#include "runtime/poller.hpp"
+#include "runtime/ready_queue.hpp"
+#include "runtime/task.hpp"
+#include "runtime/timer_queue.hpp"
+
+namespace commbench {
+
+struct LoopOptions {
+  // How long an idle loop keeps polling before it arms and blocks.
+  std::chrono::nanoseconds spin_budget{50'000};
+  // First and largest nap while a poller that cannot arm still has work.
+  std::chrono::nanoseconds min_nap{2'000};
+  std::chrono::nanoseconds max_nap{1'000'000};
+};
+
+struct LoopStats {
+  uint64_t turns = 0;       // turns of the loop
+  uint64_t blocks = 0;      // times it blocked in epoll with every poller armed
+  uint64_t naps = 0;        // bounded sleeps because a poller could not arm
+  uint64_t slept_ns = 0;    // wall time spent blocked or napping
+};
+
+class EventLoop;
+
+// Awaitable: suspends until a watched descriptor is readable or writable (or hung up).
+class FdWait {
+ public:
+  FdWait(EventLoop& loop, int fd, bool for_write, CancelToken token) noexcept
+      : loop_(loop), fd_(fd), for_write_(for_write), token_(token) {}
+  bool await_ready() const noexcept { return token_.cancelled(); }
+  void await_suspend(std::coroutine_handle<> h);
+  uint32_t await_resume();  // epoll event bits; throws if cancelled
+
+ private:
+  friend class EventLoop;
+  static void cancel_cb(CancelRegistration* r);
+  EventLoop& loop_;
+  int fd_;
+  bool for_write_;
+  bool cancelled_ = false;
+  bool timed_out_ = false;
+  uint32_t events_ = 0;
+  CancelToken token_;
+  CancelRegistration reg_;
+  std::coroutine_handle<> handle_;
+};
+
+// Awaitable: resumes after a deadline on the monotonic clock.
+class SleepUntil {
+ public:
+  SleepUntil(EventLoop& loop, uint64_t deadline_ns, CancelToken token) noexcept
+      : loop_(loop), deadline_ns_(deadline_ns), token_(token) {}
+  bool await_ready() const noexcept { return token_.cancelled(); }
+  void await_suspend(std::coroutine_handle<> h);
+  void await_resume();
+
+ private:
+  static void fire_cb(TimerNode* n);
+  static void cancel_cb(CancelRegistration* r);
+  EventLoop& loop_;
+  uint64_t deadline_ns_;
+  CancelToken token_;
+  bool cancelled_ = false;
+  bool timed_out_ = false;
+  TimerNode timer_;
+  CancelRegistration reg_;
+  std::coroutine_handle<> handle_;
+};
+
+class EventLoop {
+ public:
+  explicit EventLoop(LoopOptions options = {});
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  static uint64_t now_ns() noexcept;
+
+  // --- coroutines ------------------------------------------------------------------
+  void schedule(std::coroutine_handle<> h) { ready_.push(h); }
+
+  // Runs the loop until `task` finishes and returns its result (or rethrows).
+  template <typename T>
+  T run(Task<T> task) {
+    auto h = task.handle();
+    schedule(h);
+    while (!h.done()) run_once();
+    return task.result();
+  }
+
+  // One turn, then the idle policy if the turn did nothing.
+  void run_once();
+
+  // Awaitable: goes to the back of the ready queue.
+  auto yield() noexcept {
+    struct Yield {
+      EventLoop& loop;
+      bool await_ready() const noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> h) { loop.schedule(h); }
+      void await_resume() const noexcept {}
+    };
+    return Yield{*this};
+  }
+
+  SleepUntil sleep_for(std::chrono::nanoseconds d, CancelToken token = {}) {
+    return SleepUntil(*this, now_ns() + static_cast<uint64_t>(d.count()), token);
+  }
+  SleepUntil sleep_until(uint64_t deadline_ns, CancelToken token = {}) {
+    return SleepUntil(*this, deadline_ns, token);
+  }
+
+  // --- detached tasks ----------------------------------------------------------------
+  // Errors escaping spawned tasks go to the handler (default: one line on stderr).
+  void set_error_handler(std::function<void(std::exception_ptr)> handler) {
+    error_handler_ = std::move(handler);
+  }
+  void report_error(std::exception_ptr e);
+  size_t detached_errors() const noexcept { return detached_errors_; }
+  size_t live_detached() const noexcept { return live_detached_; }
+  void detached_started() noexcept { ++live_detached_; }
+  void detached_finished() noexcept { --live_detached_; }
+
+  // --- progress engines --------------------------------------------------------------
+  void add_poller(Poller* p);
+  void remove_poller(Poller* p);
+
+  // --- descriptors (edge-triggered; always try the operation before waiting) ----------
+  void watch_fd(int fd);
+  // Wakes any waiter (it sees EPOLLHUP) and forgets the descriptor; call before close().
+  void unwatch_fd(int fd);
+  FdWait readable(int fd, CancelToken token = {}) { return FdWait(*this, fd, false, token); }
+  FdWait writable(int fd, CancelToken token = {}) { return FdWait(*this, fd, true, token); }
+
+  // --- timers ------------------------------------------------------------------------
+  void add_timer(TimerNode* n, uint64_t deadline_ns) {
+    n->deadline_ns = deadline_ns;
+    timers_.push(n);
+  }
+  void cancel_timer(TimerNode* n) { timers_.remove(n); }
+
+  const LoopStats& stats() const noexcept { return stats_; }
+  const LoopOptions& options() const noexcept { return options_; }
+  void set_options(const LoopOptions& o) { options_ = o; }
+
+ private:
+  friend class FdWait;
+  struct FdSlot {
+    bool watched = false;
+    FdWait* reader = nullptr;
+    FdWait* writer = nullptr;
+  };
+  FdSlot& slot(int fd);
+  void wake(FdWait*& waiter, uint32_t events);
+  bool turn();
+  bool fire_timers();
+  bool poll_epoll(int64_t timeout_ns);
+  void idle();
+
+  LoopOptions options_;
+  ReadyQueue ready_;
+  std::vector<Poller*> pollers_;
+  TimerQueue timers_;
+  int epoll_fd_ = -1;
+  std::vector<FdSlot> fds_;
+  size_t fd_waiters_ = 0;
+  uint64_t idle_since_ns_ = 0;
+  uint64_t nap_ns_ = 0;
+  LoopStats stats_;
+  std::function<void(std::exception_ptr)> error_handler_;
+  size_t detached_errors_ = 0;
+  size_t live_detached_ = 0;
+};
+
+}  // namespace commbench

@@ -1,0 +1,227 @@
+#include "tcp/tcp_backend.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "comm/address.hpp"
+#include "comm/errors.hpp"
+#include "comm/handshake.hpp"
+#include "runtime/spawn.hpp"
+#include "runtime/timeout.hpp"
+#include "tcp/socket_util.hpp"
+#include "tcp/tcp_comm.hpp"
+
+namespace commbench::tcp {
+
+namespace {
+
+using namespace std::chrono_literals;
+constexpr auto kHandshakeTimeout = 10s;
+
+HostPort parse_tcp(const std::string& address) {
+  Address a = parse_address(address);
+  if (a.scheme != "tcp") throw AddressError("not a tcp address: '" + address + "'");
+  return parse_host_port(a.location);
+}
+
+// Both directions of the hello: the connector speaks first, the listener answers.
+Task<std::string> exchange_hello(TcpComm& comm, const std::string& my_name, bool speak_first,
+                                 CancelToken token) {
+  auto mine = encode_hello(Hello{kHelloVersion, my_name});
+  if (speak_first) co_await comm.write_bytes(mine, token);
+  std::byte fixed[kHelloFixedBytes];
+  co_await comm.read_bytes(fixed, token);
+  size_t len = decode_hello_fixed(fixed);
+  std::vector<std::byte> whole(kHelloFixedBytes + len);
+  std::copy(fixed, fixed + kHelloFixedBytes, whole.begin());
+  co_await comm.read_bytes(std::span(whole).subspan(kHelloFixedBytes), token);
+  Hello theirs = decode_hello(whole);
+  if (!speak_first) co_await comm.write_bytes(mine, token);
+  co_return theirs.name;
+}
+
+// State shared by the listener object and its accept loop, which may outlive it by a
+// turn after stop() (the loop resumes the cancelled wait later).
+struct ListenState {
+  EventLoop& loop;
+  CommLimits limits;
+  int fd = -1;
+  std::string contact;
+  CommHandler handler;
+  CancelSource stop;
+  explicit ListenState(EventLoop& l, const CommLimits& lim) : loop(l), limits(lim) {}
+  ~ListenState() { close_fd(); }
+  void close_fd() {
+    if (fd >= 0) {
+      loop.unwatch_fd(fd);
+      ::close(fd);
+      fd = -1;
+    }
+  }
+};
+
+Task<void> serve_one(std::shared_ptr<ListenState> st, std::unique_ptr<TcpComm> comm) {
+  try {
+    std::string contact = st->contact;
+    TcpComm& c = *comm;
+    co_await with_timeout(st->loop, kHandshakeTimeout, [&](CancelToken t) {
+      return exchange_hello(c, contact, false, t);
+    });
+  } catch (const std::exception&) {
+    co_return;  // a peer that fails the handshake is dropped; the listener goes on
+  }
+  co_await st->handler(std::move(comm));
+}
+
+Task<void> accept_loop(std::shared_ptr<ListenState> st) {
+  CancelToken token = st->stop.token();
+  for (;;) {
+    if (st->fd < 0) co_return;
+    int fd = ::accept4(st->fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd >= 0) {
+      spawn(st->loop, serve_one(st, std::make_unique<TcpComm>(st->loop, fd, st->limits)));
+      continue;
+    }
+    if (errno == EINTR || errno == ECONNABORTED) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      try {
+        co_await st->loop.readable(st->fd, token);
+      } catch (const OperationCancelled&) {
+        co_return;
+      }
+      continue;
+    }
+    if (errno == EMFILE || errno == ENFILE) {  // out of descriptors: back off, keep serving
+      co_await st->loop.sleep_for(10ms);
+      continue;
+    }
+    co_return;  // the socket was closed under us (stop)
+  }
+}
+
+class TcpListener final : public Listener {
+ public:
+  TcpListener(EventLoop& loop, const std::string& address, const CommLimits& limits)
+      : address_(address), state_(std::make_shared<ListenState>(loop, limits)) {}
+  ~TcpListener() override { stop(); }
+
+  Task<void> start(CommHandler handler) override {
+    HostPort hp = parse_tcp(address_);
+    socklen_t len = 0;
+    sockaddr_storage sa = resolve(hp, len);
+    FdGuard fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0) throw CommError(errno_message("socket", errno));
+    int one = 1;
+    setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), len) != 0)
+      throw CommError(errno_message(("cannot listen on " + address_).c_str(), errno));
+    if (::listen(fd.get(), 4096) != 0) throw CommError(errno_message("listen", errno));
+    HostPort bound = local_endpoint(fd.get());
+    state_->contact = "tcp://" + format_host_port(hp.host, bound.port);
+    state_->handler = std::move(handler);
+    state_->fd = fd.release();
+    state_->loop.watch_fd(state_->fd);
+    spawn(state_->loop, accept_loop(state_));
+    co_return;
+  }
+
+  void stop() noexcept override {
+    state_->stop.cancel();
+    state_->close_fd();
+  }
+
+  std::string contact_address() const override { return state_->contact; }
+
+ private:
+  std::string address_;
+  std::shared_ptr<ListenState> state_;
+};
+
+class TcpConnector final : public Connector {
+ public:
+  TcpConnector(EventLoop& loop, const CommLimits& limits) : loop_(loop), limits_(limits) {}
+
+  Task<std::unique_ptr<Comm>> connect(const std::string& address,
+                                      std::chrono::nanoseconds timeout) override {
+    HostPort hp = parse_tcp(address);
+    std::string last_reason = "no attempt finished";
+    try {
+      co_return co_await with_timeout(loop_, timeout, [&](CancelToken t) {
+        return connect_until_success(hp, t, last_reason);
+      });
+    } catch (const TimeoutError&) {
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
+      throw ConnectError("could not connect to " + address + " within " + std::to_string(ms) +
+                         " ms: " + last_reason);
+    }
+  }
+
+ private:
+  Task<std::unique_ptr<Comm>> connect_until_success(HostPort hp,
+                                                    CancelToken token, std::string& last) {
+    auto backoff = 5ms;
+    for (;;) {
+      socklen_t len = 0;
+      sockaddr_storage sa = resolve(hp, len);
+      FdGuard fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+      if (fd.get() < 0) throw CommError(errno_message("socket", errno));
+      int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), len);
+      int err = rc == 0 ? 0 : errno;
+      if (err == EINPROGRESS) {
+        loop_.watch_fd(fd.get());
+        try {
+          co_await loop_.writable(fd.get(), token);
+        } catch (...) {
+          loop_.unwatch_fd(fd.get());
+          throw;
+        }
+        loop_.unwatch_fd(fd.get());
+        socklen_t elen = sizeof err;
+        getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &elen);
+      }
+      if (err == 0) {
+        auto comm = std::make_unique<TcpComm>(loop_, fd.release(), limits_);
+        std::string name = co_await exchange_hello(*comm, comm->local_address(), true, token);
+        (void)name;  // the listener's contact address; the socket peer is authoritative
+        co_return comm;
+      }
+      last = errno_message("connect", err);
+      co_await loop_.sleep_for(backoff, token);
+      backoff = std::min<std::chrono::milliseconds>(backoff * 2, 500ms);
+    }
+  }
+
+  EventLoop& loop_;
+  CommLimits limits_;
+};
+
+class TcpBackend final : public Backend {
+ public:
+  TcpBackend(EventLoop& loop, const BackendOptions& options) : loop_(loop), options_(options) {}
+  std::string scheme() const override { return "tcp"; }
+  std::string progress() const override { return "epoll"; }
+  std::unique_ptr<Listener> make_listener(const std::string& address) override {
+    return std::make_unique<TcpListener>(loop_, address, options_.limits);
+  }
+  std::unique_ptr<Connector> make_connector() override {
+    return std::make_unique<TcpConnector>(loop_, options_.limits);
+  }
+  std::string default_listen_address(const std::string& host) const override {
+    return "tcp://" + format_host_port(host, 0);
+  }
+
+ private:
+  EventLoop& loop_;
+  BackendOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions& options) {
+  return std::make_unique<TcpBackend>(loop, options);
+}
+
+}  // namespace commbench::tcp

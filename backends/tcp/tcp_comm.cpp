@@ -1,0 +1,205 @@
+#include "tcp/tcp_comm.hpp"
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "comm/errors.hpp"
+#include "tcp/socket_util.hpp"
+
+namespace commbench::tcp {
+
+namespace {
+constexpr size_t kStagingBytes = 64 * 1024;
+// Reads larger than this go straight into the frame instead of through staging.
+constexpr size_t kDirectReadBytes = kStagingBytes / 2;
+}  // namespace
+
+TcpComm::TcpComm(EventLoop& loop, int fd, const CommLimits& limits)
+    : loop_(loop),
+      fd_(fd),
+      limits_(limits),
+      local_("tcp://" + format_host_port(local_endpoint(fd).host, local_endpoint(fd).port)),
+      peer_("tcp://" + format_host_port(peer_endpoint(fd).host, peer_endpoint(fd).port)),
+      write_lock_(loop),
+      read_lock_(loop),
+      staging_size_(std::max(kStagingBytes, header_bytes(limits.max_frames))) {
+  staging_ = std::make_unique<std::byte[]>(staging_size_);
+  set_nonblocking(fd_, true);
+  set_nodelay(fd_);
+  loop_.watch_fd(fd_);
+}
+
+TcpComm::~TcpComm() { abort(); }
+
+void TcpComm::check_open(const char* op) const {
+  if (fd_ < 0) throw CommClosedError(std::string(op) + " on closed comm " + peer_);
+}
+
+void TcpComm::fail(const std::string& why) {
+  abort();
+  throw CommClosedError("connection to " + peer_ + " " + why);
+}
+
+Task<void> TcpComm::close() {
+  if (fd_ >= 0) {
+    loop_.unwatch_fd(fd_);
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    fd_ = -1;
+  }
+  co_return;
+}
+
+void TcpComm::abort() noexcept {
+  if (fd_ < 0) return;
+  loop_.unwatch_fd(fd_);
+  linger lg{1, 0};  // reset, do not linger: the peer learns at once
+  setsockopt(fd_, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+  ::close(fd_);
+  fd_ = -1;
+}
+
+Task<void> TcpComm::send_iov(iovec* iov, size_t count, CancelToken token) {
+  while (count > 0) {
+    check_open("write");
+    msghdr mh{};
+    mh.msg_iov = iov;
+    mh.msg_iovlen = std::min<size_t>(count, IOV_MAX);
+    ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        co_await loop_.writable(fd_, token);
+        continue;
+      }
+      fail(errno_message("send failed", errno));
+    }
+    auto left = static_cast<size_t>(n);
+    while (count > 0 && left >= iov->iov_len) {
+      left -= iov->iov_len;
+      ++iov;
+      --count;
+    }
+    if (count > 0) {
+      iov->iov_base = static_cast<char*>(iov->iov_base) + left;
+      iov->iov_len -= left;
+    }
+  }
+}
+
+Task<void> TcpComm::write(const Message& msg, CancelToken token) {
+  auto guard = co_await write_lock_.lock();
+  check_open("write");
+  header_out_.resize(header_bytes(msg.frames.size()));
+  encode_header(msg, header_out_, limits_);
+  iov_.clear();
+  iov_.push_back({header_out_.data(), header_out_.size()});
+  for (const Buffer& f : msg.frames)
+    if (f.size > 0) iov_.push_back({f.data, f.size});
+  try {
+    co_await send_iov(iov_.data(), iov_.size(), token);
+  } catch (const OperationCancelled&) {
+    abort();  // part of a message may be on the wire: the stream is no longer usable
+    throw;
+  }
+}
+
+Task<void> TcpComm::fill_staging(size_t want, CancelToken token) {
+  if (begin_ > 0 && staging_size_ - begin_ < want) {  // compact
+    std::memmove(staging_.get(), staging_.get() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  while (end_ - begin_ < want) {
+    check_open("read");
+    ssize_t n = ::recv(fd_, staging_.get() + end_, staging_size_ - end_, 0);
+    if (n > 0) {
+      end_ += static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) fail(end_ == begin_ ? "closed by peer" : "closed by peer mid-message");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      co_await loop_.readable(fd_, token);
+      continue;
+    }
+    fail(errno_message("recv failed", errno));
+  }
+}
+
+Task<void> TcpComm::read_into(std::byte* out, size_t n, CancelToken token) {
+  size_t from_staging = std::min(n, end_ - begin_);
+  if (from_staging > 0) {
+    std::memcpy(out, staging_.get() + begin_, from_staging);
+    begin_ += from_staging;
+    out += from_staging;
+    n -= from_staging;
+  }
+  if (begin_ == end_) begin_ = end_ = 0;
+  while (n > 0) {
+    if (n < kDirectReadBytes) {  // small remainder: one recv may also bring the next message
+      co_await fill_staging(n, token);
+      std::memcpy(out, staging_.get() + begin_, n);
+      begin_ += n;
+      co_return;
+    }
+    check_open("read");
+    ssize_t got = ::recv(fd_, out, n, 0);
+    if (got > 0) {
+      out += got;
+      n -= static_cast<size_t>(got);
+      continue;
+    }
+    if (got == 0) fail("closed by peer mid-message");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      co_await loop_.readable(fd_, token);
+      continue;
+    }
+    fail(errno_message("recv failed", errno));
+  }
+}
+
+Task<void> TcpComm::read(Message& into, CancelToken token) {
+  auto guard = co_await read_lock_.lock();
+  try {
+    co_await fill_staging(kFixedHeaderBytes, token);
+    uint32_t count;
+    try {
+      count = decode_fixed_header({staging_.get() + begin_, kFixedHeaderBytes}, limits_);
+      begin_ += kFixedHeaderBytes;
+      co_await fill_staging(size_t{count} * kFrameDescriptorBytes, token);
+      decode_frame_descriptors({staging_.get() + begin_, size_t{count} * kFrameDescriptorBytes},
+                               count, limits_, frames_in_);
+    } catch (const ProtocolError&) {
+      abort();  // the stream is out of step; nothing after this can be trusted
+      throw;
+    }
+    begin_ += size_t{count} * kFrameDescriptorBytes;
+    into.prepare_frames(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      Buffer& f = into.prepare_frame(i, frames_in_[i].size, frames_in_[i].kind);
+      co_await read_into(f.bytes(), f.size, token);
+    }
+  } catch (const OperationCancelled&) {
+    abort();  // a partial message may have been consumed
+    throw;
+  }
+}
+
+Task<void> TcpComm::write_bytes(std::span<const std::byte> bytes, CancelToken token) {
+  iovec iov{const_cast<std::byte*>(bytes.data()), bytes.size()};
+  co_await send_iov(&iov, 1, token);
+}
+
+Task<void> TcpComm::read_bytes(std::span<std::byte> out, CancelToken token) {
+  co_await read_into(out.data(), out.size(), token);
+}
+
+}  // namespace commbench::tcp

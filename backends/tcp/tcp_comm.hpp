@@ -1,0 +1,62 @@
+// One TCP connection on the event loop: non-blocking socket, TCP_NODELAY, a message as
+// one scatter/gather send (header + frames), and a staging buffer on the receive side
+// so a small message costs one recv() while large frames are received in place.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "comm/comm.hpp"
+#include "comm/frame_header.hpp"
+#include "runtime/async_mutex.hpp"
+
+namespace commbench::tcp {
+
+class TcpComm final : public Comm {
+ public:
+  TcpComm(EventLoop& loop, int fd, const CommLimits& limits);
+  ~TcpComm() override;
+
+  Task<void> write(const Message& msg, CancelToken token = {}) override;
+  Task<void> read(Message& into, CancelToken token = {}) override;
+  Task<void> close() override;
+  void abort() noexcept override;
+  bool closed() const noexcept override { return fd_ < 0; }
+  std::string local_address() const override { return local_; }
+  std::string peer_address() const override { return peer_; }
+
+  // Raw byte I/O for the handshake (before any message).
+  Task<void> write_bytes(std::span<const std::byte> bytes, CancelToken token);
+  Task<void> read_bytes(std::span<std::byte> out, CancelToken token);
+  void set_peer_name(std::string name) { peer_ = std::move(name); }
+
+ private:
+  // Receives at least `want` more bytes... into staging; throws CommClosedError at EOF.
+  Task<void> fill_staging(size_t want, CancelToken token);
+  // Fills `out` completely: first from staging, then straight from the socket.
+  Task<void> read_into(std::byte* out, size_t n, CancelToken token);
+  Task<void> send_iov(::iovec* iov, size_t count, CancelToken token);
+  [[noreturn]] void fail(const std::string& why);
+  void check_open(const char* op) const;
+
+  EventLoop& loop_;
+  int fd_;
+  CommLimits limits_;
+  std::string local_;
+  std::string peer_;
+  AsyncMutex write_lock_;
+  AsyncMutex read_lock_;
+  std::vector<std::byte> header_out_;
+  std::vector<::iovec> iov_;
+  std::vector<FrameInfo> frames_in_;
+  std::unique_ptr<std::byte[]> staging_;
+  size_t staging_size_;
+  size_t begin_ = 0;  // unread bytes are staging_[begin_, end_)
+  size_t end_ = 0;
+};
+
+}  // namespace commbench::tcp

@@ -1,0 +1,144 @@
+#include "harness/bench_options.hpp"
+
+#include <stdexcept>
+
+#include "comm/buffer.hpp"
+#include "harness/sizes.hpp"
+
+namespace commbench {
+
+void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
+  o.kind = kind;
+  bool pp = kind == BenchKind::pingpong;
+  // OSU's defaults: latency 10000/1000 iterations (small/large), bandwidth 100/20
+  // windows of 64; large from 8 KiB (latency) or 1 MiB (bandwidth).
+  o.max_size = pp ? "4M" : "64M";
+  o.iters = pp ? 10000 : 100;
+  o.iters_large = pp ? 1000 : 20;
+  o.warmup = pp ? 200 : 10;
+  o.warmup_large = pp ? 20 : 2;
+  o.large_size = pp ? "8K" : "1M";
+  o.reps = pp ? 10 : 5;
+  o.csv = "";
+
+  app.add_option("--backend", o.backends,
+                 "Comma list of backends to measure interleaved, each name[:progress]: "
+                 "tcp, mpi, ucx (coroutine comm) and raw-tcp, raw-mpi, raw-ucx (the library "
+                 "without the coroutine layer)")
+      ->capture_default_str();
+  app.add_option("--progress", o.progress,
+                 "Default progress policy for coroutine backends (tcp: epoll; mpi: "
+                 "cooperative|batched|blocking; ucx: polling|event|cooperative)");
+  app.add_option("--backend-opt", o.backend_opts,
+                 "KEY=VALUE passed to coroutine backends (e.g. wire=per-frame, chunk=64K)");
+  app.add_option("-b,--min-size", o.min_size, "Smallest message size (e.g. 1, 8K)")
+      ->capture_default_str();
+  app.add_option("-e,--max-size", o.max_size, "Largest message size (e.g. 4M, 1G)")
+      ->capture_default_str();
+  app.add_option("-f,--factor", o.factor, "Multiply the size by this factor each step")
+      ->capture_default_str();
+  app.add_option("--iters", o.iters,
+                 pp ? "Timed round trips per size (split across --reps)"
+                    : "Timed windows per size (split across --reps)")
+      ->capture_default_str();
+  app.add_option("--iters-large", o.iters_large, "Timed iterations at and above --large-size")
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "Untimed iterations per backend and size")
+      ->capture_default_str();
+  app.add_option("--warmup-large", o.warmup_large, "Untimed iterations at large sizes")
+      ->capture_default_str();
+  app.add_option("--large-size", o.large_size, "Size from which the *-large counts apply")
+      ->capture_default_str();
+  app.add_option("--reps", o.reps,
+                 "Repetitions per size; backends alternate between repetitions so their "
+                 "ratio is taken under the same machine state")
+      ->capture_default_str();
+  if (!pp) {
+    app.add_option("--window", o.window, "Messages in flight per window (OSU: 64)")
+        ->capture_default_str();
+    app.add_flag("--bidirectional", o.bidirectional,
+                 "Both ranks send windows at once (osu_bibw's method)");
+  }
+  app.add_flag("--validate", o.validate,
+               "Fill every message with a pattern and check every received byte; the "
+               "'wrong' column counts mismatches (timings then include the checks)");
+  app.add_option("--csv", o.csv, "Write tidy CSV rows here (and a .json metadata sidecar)");
+  app.add_option("--interface", o.interface,
+                 "Network interface name or IP address to listen on (default: the first "
+                 "non-loopback interface that is up, else 127.0.0.1)");
+  app.add_option("--connect-timeout", o.connect_timeout_s, "Seconds to wait for a connection")
+      ->capture_default_str();
+  app.add_option("--timeout", o.run_timeout_s,
+                 "Abort the whole run after this many seconds (0 = no limit)")
+      ->capture_default_str();
+  app.add_option("--memory", o.memory, "Memory kind of both buffers: host | cuda")
+      ->capture_default_str();
+  app.add_option("--send-memory", o.send_memory, "Memory kind of the sending buffer");
+  app.add_option("--recv-memory", o.recv_memory, "Memory kind of the receiving buffer");
+  app.add_option("--max-frame", o.max_frame, "Largest frame a peer may send us (default 8G)");
+  app.add_option("--inject-delay", o.delay,
+                 "Testing aid: sleep this many microseconds (e.g. 5) inside every coroutine "
+                 "write, to prove the regression gate catches a slower backend");
+}
+
+namespace {
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+}  // namespace
+
+void resolve_bench_options(BenchOptions& o) {
+  o.specs.clear();
+  for (const auto& item : split(o.backends, ',')) {
+    if (item.empty()) throw std::invalid_argument("empty entry in --backend '" + o.backends + "'");
+    auto colon = item.find(':');
+    std::string name = item.substr(0, colon);
+    // --progress is the default of coroutine backends; a raw baseline has one policy.
+    std::string fallback = name.rfind("raw-", 0) == 0 ? "" : o.progress;
+    BackendSpec s{name, colon == std::string::npos ? fallback : item.substr(colon + 1)};
+    for (const auto& prev : o.specs)
+      if (prev.label() == s.label())
+        throw std::invalid_argument("backend '" + s.label() + "' listed twice");
+    o.specs.push_back(s);
+  }
+  size_t lo = parse_size(o.min_size), hi = parse_size(o.max_size);
+  o.sizes = size_sweep(lo, hi, o.factor);
+  o.large_bytes = parse_size(o.large_size);
+  if (o.iters == 0 || o.iters_large == 0) throw std::invalid_argument("--iters must be >= 1");
+  if (o.reps == 0) throw std::invalid_argument("--reps must be >= 1");
+  if (o.reps > o.iters_large)
+    throw std::invalid_argument("--reps (" + std::to_string(o.reps) +
+                                ") exceeds --iters-large (" + std::to_string(o.iters_large) + ")");
+  if (o.window == 0) throw std::invalid_argument("--window must be >= 1");
+  if (o.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
+  if (o.run_timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
+  parse_memory_kind(o.memory);
+  if (o.send_memory.empty()) o.send_memory = o.memory;
+  if (o.recv_memory.empty()) o.recv_memory = o.memory;
+  parse_memory_kind(o.send_memory);
+  parse_memory_kind(o.recv_memory);
+  if (!o.max_frame.empty()) o.backend_options.limits.max_frame_bytes = parse_size(o.max_frame);
+  if (!o.delay.empty()) {
+    size_t pos = 0;
+    double us = std::stod(o.delay, &pos);
+    if (pos != o.delay.size() || us < 0) throw std::invalid_argument("bad --inject-delay");
+    o.delay_ns = static_cast<size_t>(us * 1000);
+  }
+  o.backend_options.extra.clear();
+  for (const auto& kv : o.backend_opts) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("--backend-opt expects KEY=VALUE, got '" + kv + "'");
+    o.backend_options.extra[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+}
+
+}  // namespace commbench

@@ -1,0 +1,58 @@
+// Command-line options shared by pingpong and bandwidth (CLI11), with OSU-like defaults.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "comm/comm.hpp"
+
+namespace commbench {
+
+enum class BenchKind { pingpong, bandwidth };
+
+// One entry of --backend: "tcp", "raw-tcp", "mpi:batched" (name[:progress]).
+struct BackendSpec {
+  std::string name;
+  std::string progress;  // empty = --progress or the backend's default
+  std::string label() const { return progress.empty() ? name : name + ":" + progress; }
+};
+
+struct BenchOptions {
+  BenchKind kind = BenchKind::pingpong;
+  std::string backends = "tcp,raw-tcp";
+  std::string progress;
+  std::vector<std::string> backend_opts;  // KEY=VALUE, passed to coroutine backends
+  std::string min_size = "1";
+  std::string max_size;  // default depends on kind
+  size_t factor = 2;
+  size_t iters = 0, iters_large = 0, warmup = 0, warmup_large = 0;
+  std::string large_size;
+  size_t reps = 0;
+  size_t window = 64;
+  bool bidirectional = false;
+  bool validate = false;
+  std::string csv;
+  std::string interface;
+  double connect_timeout_s = 30;
+  double run_timeout_s = 0;  // 0 = no limit
+  std::string memory = "host";
+  std::string send_memory, recv_memory;
+  std::string max_frame;
+  std::string delay;  // injected per-message delay in the coroutine driver (regression tests)
+
+  // Resolved from the strings above by resolve().
+  std::vector<BackendSpec> specs;
+  std::vector<size_t> sizes;
+  size_t large_bytes = 0;
+  size_t delay_ns = 0;
+  BackendOptions backend_options;
+};
+
+void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind);
+// Checks and resolves; throws std::invalid_argument with a one-line message.
+void resolve_bench_options(BenchOptions& o);
+
+}  // namespace commbench

@@ -1,0 +1,218 @@
+#include "harness/bench_session.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+#include "comm/buffer.hpp"
+#include "harness/interface.hpp"
+#include "harness/metadata.hpp"
+#include "harness/sizes.hpp"
+
+namespace commbench {
+
+namespace {
+
+// Before MPI is up we do not know our rank; the launchers export it, and only rank 0
+// should print an option error (everyone exits).
+bool launcher_rank_is_zero() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* r = std::getenv(v)) return std::atoi(r) == 0;
+  return true;
+}
+
+const char* g_program = "commbench";
+unsigned g_timeout_s = 0;
+
+void on_alarm(int) {
+  char buf[160];
+  int n = std::snprintf(buf, sizeof buf, "%s: error: run exceeded --timeout of %u s\n", g_program,
+                        g_timeout_s);
+  if (n > 0) (void)!::write(2, buf, static_cast<size_t>(n));
+  std::_Exit(3);
+}
+
+}  // namespace
+
+BenchSession::BenchSession(int argc, char** argv, const std::string& program, BenchKind kind,
+                           const std::string& description) {
+  argv_.assign(argv, argv + argc);
+  CLI::App app{description, program};
+  add_bench_options(app, opts_, kind);
+  try {
+    app.parse(argc, argv);
+    resolve_bench_options(opts_);
+  } catch (const CLI::CallForHelp& e) {
+    std::exit(launcher_rank_is_zero() ? app.exit(e) : 0);
+  } catch (const CLI::ParseError& e) {
+    if (launcher_rank_is_zero()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    std::exit(2);
+  } catch (const std::exception& e) {
+    if (launcher_rank_is_zero()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    std::exit(2);
+  }
+
+  boot_ = std::make_unique<Bootstrap>(argc, argv, program);
+  g_program = boot_->program().c_str();
+  if (opts_.run_timeout_s > 0) {
+    g_timeout_s = static_cast<unsigned>(opts_.run_timeout_s + 0.999);
+    std::signal(SIGALRM, on_alarm);
+    alarm(g_timeout_s);
+  }
+  if (boot_->size() < 2)
+    boot_->fail_all("needs 2 ranks (got " + std::to_string(boot_->size()) +
+                    "); run it as: mpirun -np 2 " + program + " ...");
+  if (parse_memory_kind(opts_.send_memory) != MemoryKind::host ||
+      parse_memory_kind(opts_.recv_memory) != MemoryKind::host)
+    boot_->fail_all("CUDA memory is not supported by this build yet (use --memory host)");
+
+  std::string host;
+  try {
+    host = listen_host(opts_.interface);
+  } catch (const std::exception& e) {
+    boot_->fail_all(e.what());
+  }
+  env_ = std::make_unique<DriverEnv>(DriverEnv{*boot_, loop_, opts_, host});
+  try {
+    for (const auto& spec : opts_.specs) drivers_.push_back(make_driver(spec, *env_));
+  } catch (const std::exception& e) {
+    boot_->fail_all(e.what());
+  }
+  run_id_ = make_run_id(*boot_);
+  if (boot_->rank() == 0 && !opts_.csv.empty()) {
+    try {
+      csv_ = std::make_unique<CsvWriter>(opts_.csv);
+    } catch (const std::exception& e) {
+      boot_->fail_all(e.what());
+    }
+  }
+  for (auto& d : drivers_) {
+    try {
+      d->connect();
+      d->prepare(opts_.sizes.back());
+    } catch (const std::exception& e) {
+      boot_->fail_here(d->backend() + ": " + e.what());
+    }
+  }
+  boot_->barrier();
+}
+
+BenchSession::~BenchSession() = default;
+
+size_t BenchSession::iters_for(size_t size) const {
+  return size >= opts_.large_bytes ? opts_.iters_large : opts_.iters;
+}
+size_t BenchSession::warmup_for(size_t size) const {
+  return size >= opts_.large_bytes ? opts_.warmup_large : opts_.warmup;
+}
+
+void BenchSession::print_row(const std::vector<std::string>& cells) {
+  if (boot_->rank() != 0) return;
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    size_t w = i < widths_.size() ? widths_[i] : 10;
+    std::string c = cells[i];
+    if (c.size() < w) c = std::string(w - c.size(), ' ') + c;
+    line += (i ? "  " : "") + c;
+  }
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emit,
+                         const std::vector<std::string>& columns,
+                         const std::vector<std::string>& units) {
+  widths_.clear();
+  for (size_t i = 0; i < columns.size(); ++i)
+    widths_.push_back(std::max({columns[i].size(), units.size() > i ? units[i].size() : 0,
+                                size_t{9}}));
+  if (boot_->rank() == 0) {
+    std::printf("# %s  run %s  mpi %s  reps %zu (backends interleaved)\n", boot_->program().c_str(),
+                run_id_.c_str(), Bootstrap::mpi_flavor().c_str(), opts_.reps);
+    auto hdr = columns;
+    hdr[0] = "#" + hdr[0];
+    print_row(hdr);
+    auto u = units;
+    u[0] = "#" + u[0];
+    print_row(u);
+  }
+  for (size_t size : opts_.sizes) {
+    std::vector<Point> points(drivers_.size());
+    for (size_t d = 0; d < drivers_.size(); ++d) {
+      try {
+        warm(*drivers_[d], size);
+      } catch (const std::exception& e) {
+        boot_->fail_here(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
+      }
+    }
+    for (size_t r = 0; r < opts_.reps; ++r)
+      for (size_t d = 0; d < drivers_.size(); ++d) {
+        try {
+          rep(*drivers_[d], d, size, r, points[d]);
+        } catch (const std::exception& e) {
+          boot_->fail_here(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
+        }
+      }
+    for (size_t d = 0; d < drivers_.size(); ++d) {
+      points[d].wrong = static_cast<size_t>(boot_->sum(static_cast<long long>(points[d].wrong)));
+      total_wrong_ += points[d].wrong;
+      if (boot_->rank() != 0) continue;
+      Driver& drv = *drivers_[d];
+      ResultRow row;
+      row.set("origin", std::string("suite"))
+          .set("backend", drv.backend())
+          .set("progress", drv.progress())
+          .set("wire", drv.wire())
+          .set("mpi", Bootstrap::mpi_flavor())
+          .set("memory_send", opts_.send_memory)
+          .set("memory_recv", opts_.recv_memory)
+          .set("ranks", boot_->size())
+          .set("size_bytes", size)
+          .set("iterations", iters_for(size))
+          .set("reps", opts_.reps)
+          .set("validated", opts_.validate ? 1 : 0)
+          .set("run_id", run_id_);
+      if (opts_.validate) row.set("wrong", points[d].wrong);
+      emit(drv, size, points[d], row);
+      if (csv_) csv_->write(row);
+    }
+  }
+}
+
+int BenchSession::finish() {
+  boot_->barrier();
+  JsonObject settings;
+  std::vector<std::string> sizes, backends;
+  for (size_t s : opts_.sizes) sizes.push_back(std::to_string(s));
+  for (const auto& d : drivers_) backends.push_back(d->backend() + ":" + d->progress());
+  settings.add("backends", backends)
+      .add("sizes_bytes", sizes)
+      .add("iters", static_cast<long long>(opts_.iters))
+      .add("iters_large", static_cast<long long>(opts_.iters_large))
+      .add("warmup", static_cast<long long>(opts_.warmup))
+      .add("large_size_bytes", static_cast<long long>(opts_.large_bytes))
+      .add("reps", static_cast<long long>(opts_.reps))
+      .add("window", static_cast<long long>(opts_.window))
+      .add("validate", static_cast<long long>(opts_.validate))
+      .add("listen_host", env_->host)
+      .add("spin_budget_ns", static_cast<long long>(loop_.options().spin_budget.count()));
+  JsonObject meta = collect_metadata(*boot_, argv_, run_id_, settings);
+  for (auto& d : drivers_) {
+    try {
+      d->close();
+    } catch (const std::exception&) {
+      // closing after a complete run: a peer that already left is not an error
+    }
+  }
+  boot_->barrier();
+  if (boot_->rank() == 0) {
+    if (csv_) csv_->commit(meta.str());
+    if (opts_.validate)
+      std::printf("# validation: %s (%zu wrong bytes)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",
+                  total_wrong_);
+  }
+  return total_wrong_ == 0 ? 0 : 1;
+}
+
+}  // namespace commbench

@@ -1,0 +1,102 @@
+#include "harness/bootstrap.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace commbench {
+
+Bootstrap::Bootstrap(int& argc, char**& argv, std::string program) : program_(std::move(program)) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (provided < MPI_THREAD_FUNNELED)
+    fail_all("the MPI library provides thread level " + std::to_string(provided) +
+             ", the event loop needs MPI_THREAD_FUNNELED or better", 1);
+}
+
+Bootstrap::~Bootstrap() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+std::vector<std::string> Bootstrap::allgather(const std::string& mine) const {
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<size_t>(size_));
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> displs(static_cast<size_t>(size_));
+  int total = 0;
+  for (int i = 0; i < size_; ++i) {
+    displs[static_cast<size_t>(i)] = total;
+    total += lens[static_cast<size_t>(i)];
+  }
+  std::string all(static_cast<size_t>(total), '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR,
+                 MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (int i = 0; i < size_; ++i)
+    out.push_back(all.substr(static_cast<size_t>(displs[static_cast<size_t>(i)]),
+                             static_cast<size_t>(lens[static_cast<size_t>(i)])));
+  return out;
+}
+
+std::string Bootstrap::broadcast(const std::string& value, int root) const {
+  int len = static_cast<int>(value.size());
+  MPI_Bcast(&len, 1, MPI_INT, root, MPI_COMM_WORLD);
+  std::string out = rank_ == root ? value : std::string(static_cast<size_t>(len), '\0');
+  MPI_Bcast(out.data(), len, MPI_CHAR, root, MPI_COMM_WORLD);
+  return out;
+}
+
+void Bootstrap::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+
+bool Bootstrap::all(bool mine) const {
+  int in = mine ? 1 : 0, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return out != 0;
+}
+
+long long Bootstrap::sum(long long mine) const {
+  long long out = 0;
+  MPI_Allreduce(&mine, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return out;
+}
+
+void Bootstrap::fail_all(const std::string& message, int code) {
+  if (rank_ == 0) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), message.c_str());
+  std::fflush(stderr);
+  MPI_Finalize();
+  std::exit(code);
+}
+
+void Bootstrap::fail_here(const std::string& message, int code) const {
+  std::fprintf(stderr, "%s: error (rank %d): %s\n", program_.c_str(), rank_, message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+std::string Bootstrap::mpi_library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, static_cast<size_t>(len));
+  auto nl = s.find('\n');
+  if (nl != std::string::npos) s.resize(nl);
+  while (!s.empty() && (s.back() == ',' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string Bootstrap::mpi_flavor() {
+#if defined(OPEN_MPI) && OPEN_MPI
+  return "openmpi";
+#elif defined(MPICH_VERSION)
+  return "mpich";
+#else
+  return "unknown";
+#endif
+}
+
+}  // namespace commbench

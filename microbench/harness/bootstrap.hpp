@@ -1,0 +1,49 @@
+// MPI as the launcher's bootstrap (what dask-mpi does): rank, size, exchanging listener
+// addresses, barriers, and failing all ranks with one line. The MPI backend may then use
+// the same MPI; for tcp and ucx, MPI carries nothing but this bootstrap.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace commbench {
+
+class Bootstrap {
+ public:
+  // Initializes MPI with MPI_THREAD_FUNNELED (the loop calls MPI from one thread) and
+  // fails with a clear message if the library provides less.
+  Bootstrap(int& argc, char**& argv, std::string program);
+  ~Bootstrap();
+  Bootstrap(const Bootstrap&) = delete;
+  Bootstrap& operator=(const Bootstrap&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  const std::string& program() const noexcept { return program_; }
+
+  std::vector<std::string> allgather(const std::string& mine) const;
+  std::string broadcast(const std::string& value, int root = 0) const;
+  void barrier() const;
+  // Logical AND across ranks (e.g. "did validation pass everywhere").
+  bool all(bool mine) const;
+  long long sum(long long mine) const;
+
+  // An error that every rank detects alike (bad options): rank 0 prints one line,
+  // every rank finalizes and exits with `code`.
+  [[noreturn]] void fail_all(const std::string& message, int code = 2);
+  // An error on this rank only: prints one line and aborts the whole job.
+  [[noreturn]] void fail_here(const std::string& message, int code = 1) const;
+
+  // "openmpi" | "mpich" | "unknown", and MPI_Get_library_version's first line.
+  static std::string mpi_flavor();
+  static std::string mpi_library_version();
+
+ private:
+  std::string program_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace commbench

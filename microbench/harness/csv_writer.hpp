@@ -1,0 +1,51 @@
+// Writes result rows in the schema of result_schema.hpp, plus a JSON sidecar with the
+// run's metadata. Rows go to "<file>.partial" and the file is renamed into place only by
+// commit(), so an interrupted or failed run never leaves a CSV that looks complete.
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace commbench {
+
+class ResultRow {
+ public:
+  ResultRow& set(std::string_view column, std::string value);
+  ResultRow& set(std::string_view column, double value);
+  ResultRow& set(std::string_view column, long long value);
+  ResultRow& set(std::string_view column, unsigned long long value);
+  ResultRow& set(std::string_view column, int value) { return set(column, static_cast<long long>(value)); }
+  ResultRow& set(std::string_view column, size_t value) {
+    return set(column, static_cast<unsigned long long>(value));
+  }
+  const std::map<std::string, std::string, std::less<>>& values() const { return values_; }
+
+ private:
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+class CsvWriter {
+ public:
+  CsvWriter() = default;
+  // Opens "<path>.partial"; an empty path writes nothing.
+  explicit CsvWriter(std::string path);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+
+  bool enabled() const noexcept { return file_ != nullptr; }
+  // Throws std::logic_error for a column that is not in the schema.
+  void write(const ResultRow& row);
+  // Renames the partial file into place and writes the JSON sidecar next to it.
+  void commit(const std::string& metadata_json);
+  const std::string& path() const noexcept { return path_; }
+  static std::string sidecar_path(const std::string& csv_path);
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+}  // namespace commbench

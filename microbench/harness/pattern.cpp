@@ -1,0 +1,46 @@
+#include "harness/pattern.hpp"
+
+#include <cstring>
+
+namespace commbench {
+
+namespace {
+// 8 bytes at a time; the byte at offset i is (i*131 + seed*7 + (i >> 8)) & 0xff spread
+// over the word, cheap to produce and sensitive to offsets.
+inline uint64_t word_at(size_t i, uint64_t seed) noexcept {
+  uint64_t w = 0;
+  for (int k = 0; k < 8; ++k) {
+    uint64_t pos = i + static_cast<uint64_t>(k);
+    w |= ((pos * 131 + seed * 7 + (pos >> 8)) & 0xff) << (8 * k);
+  }
+  return w;
+}
+}  // namespace
+
+void fill_pattern(void* data, size_t size, uint64_t seed) noexcept {
+  auto* p = static_cast<unsigned char*>(data);
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t w = word_at(i, seed);
+    std::memcpy(p + i, &w, 8);
+  }
+  for (; i < size; ++i) p[i] = static_cast<unsigned char>((i * 131 + seed * 7 + (i >> 8)) & 0xff);
+}
+
+size_t check_pattern(const void* data, size_t size, uint64_t seed) noexcept {
+  auto* p = static_cast<const unsigned char*>(data);
+  size_t wrong = 0;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    uint64_t want = word_at(i, seed);
+    if (w != want)
+      for (int k = 0; k < 8; ++k) wrong += ((w >> (8 * k)) & 0xff) != ((want >> (8 * k)) & 0xff);
+  }
+  for (; i < size; ++i)
+    wrong += p[i] != static_cast<unsigned char>((i * 131 + seed * 7 + (i >> 8)) & 0xff);
+  return wrong;
+}
+
+}  // namespace commbench
