@@ -1,6 +1,7 @@
 // Every backend built into the library, one line each.
 #include "comm/registry.hpp"
 #include "tcp/tcp_backend.hpp"
+#include "ucx/ucx_backend.hpp"
 
 namespace commbench {
 
@@ -8,6 +9,7 @@ Registry& registry() {
   static Registry r = [] {
     Registry reg;
     reg.add({"tcp", {"epoll"}, &tcp::make_tcp_backend});
+    reg.add({"ucx", {"polling", "event", "cooperative"}, &ucx::make_ucx_backend});
     return reg;
   }();
   return r;

@@ -253,7 +253,10 @@ void EventLoop::run_once() {
 void EventLoop::idle() {
   uint64_t now = now_ns();
   if (idle_since_ns_ == 0) idle_since_ns_ = now;
-  if (now - idle_since_ns_ < static_cast<uint64_t>(options_.spin_budget.count())) return;
+  bool at_once = false;
+  for (Poller* p : pollers_) at_once = at_once || p->arm_at_once();
+  if (!at_once && now - idle_since_ns_ < static_cast<uint64_t>(options_.spin_budget.count()))
+    return;
 
   // Arm every poller; one with events pending cancels the sleep (Seastar's protocol).
   bool nap = false;

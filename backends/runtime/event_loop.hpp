@@ -107,6 +107,9 @@ class EventLoop {
     return task.result();
   }
 
+  // Runs the loop for a while (everything ready, every poller, every timer).
+  void run_for(std::chrono::nanoseconds d) { run(sleep_task(d)); }
+
   // One turn, then the idle policy if the turn did nothing.
   void run_once();
 
@@ -163,6 +166,7 @@ class EventLoop {
 
  private:
   friend class FdWait;
+  Task<void> sleep_task(std::chrono::nanoseconds d) { co_await sleep_for(d); }
   struct FdSlot {
     bool watched = false;
     FdWait* reader = nullptr;

@@ -27,6 +27,10 @@ class Poller {
   virtual void disarm() {}
   // The descriptor that becomes readable when an armed poller has events, or -1.
   virtual int wake_fd() const noexcept { return -1; }
+  // True while the engine wants the loop to arm and sleep as soon as a turn finds
+  // nothing to do, without the idle spin: purely event-driven progress (UCX-Py's blocking
+  // mode), whose cost is exactly the sleep and wake-up the spin would hide.
+  virtual bool arm_at_once() const noexcept { return false; }
 };
 
 }  // namespace commbench

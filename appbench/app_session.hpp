@@ -1,0 +1,104 @@
+// What transpose_sum and merge share: options, the MPI bootstrap (which carries nothing
+// but the listener addresses and the final metadata), the backend, one listener per
+// rank, the roles of this rank (scheduler / client / worker), and the results -- a
+// human table on stdout and one CSV row per repetition.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/bootstrap.hpp"
+#include "harness/csv_writer.hpp"
+#include "runtime/client.hpp"
+#include "runtime/functions.hpp"
+#include "runtime/topology.hpp"
+
+namespace commbench::app {
+
+struct AppOptions {
+  std::string backend = "tcp";
+  std::string progress;
+  std::vector<std::string> backend_opts;
+  std::string layout = "compact";
+  std::string preset = "default";
+  size_t runs = 5;
+  size_t warmup = 1;
+  std::string csv;
+  std::string transfer_log;
+  std::string interface;
+  double connect_timeout_s = 30;
+  double timeout_s = 600;
+  size_t fetch_concurrency = 4;
+  double slice_us = 1000;
+  std::string test_kill;  // "WORKER:TASK"
+};
+
+// One timed repetition as the workload measured it.
+struct RunRecord {
+  size_t run = 0;
+  double wall_s = 0;
+  std::vector<WorkerStats> stats;  // from Client::stats() right after the timed part
+  unsigned long long wrong = 0;    // 0 = validated
+  double rows = 0;                 // merge: rows produced (rows_per_s = rows / wall_s)
+  uint64_t client_cpu_ns = 0;      // CPU time of the client's process in the timed part
+};
+
+class AppSession {
+ public:
+  // `add_options` adds the workload's options; `resolve` checks them (and applies the
+  // preset) and throws std::invalid_argument with a one-line message.
+  AppSession(int argc, char** argv, const std::string& program, const std::string& description,
+             const std::function<void(CLI::App&, AppOptions&)>& add_options,
+             const std::function<void(AppOptions&)>& resolve);
+  ~AppSession();
+
+  FunctionTable& functions() { return functions_; }
+  const AppOptions& options() const { return opts_; }
+  const Topology& topology() const { return topo_; }
+  Bootstrap& boot() { return *boot_; }
+  EventLoop& loop() { return loop_; }
+
+  // The workload fills these before run(): CSV size_bytes, the table's throughput column
+  // ("MB/s" from bytes / comm time, or "Mrows/s" from rows / wall), settings for the
+  // JSON sidecar and the header line.
+  size_t size_value = 0;
+  bool rows_throughput = false;
+  std::string description_line;
+  std::vector<std::pair<std::string, long long>> settings;
+
+  // Runs this rank's roles; `driver` is the client's program. Returns the exit code.
+  int run(const std::function<Task<void>(Client&)>& driver);
+  // Client side: prints one table line and writes one CSV row.
+  void record(const RunRecord& r);
+  // A one-line progress note on the client's stdout (prefixed by '#').
+  void note(const std::string& line);
+
+ private:
+  Task<void> handle(std::unique_ptr<Comm> comm);
+  void print_header();
+
+  AppOptions opts_;
+  std::string program_;
+  std::vector<std::string> argv_;
+  std::unique_ptr<Bootstrap> boot_;
+  EventLoop loop_;
+  Topology topo_;
+  FunctionTable functions_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Listener> listener_;
+  std::unique_ptr<class Scheduler> scheduler_;
+  std::unique_ptr<class Worker> worker_;
+  std::unique_ptr<Client> client_;
+  std::unique_ptr<CsvWriter> csv_;
+  std::FILE* transfer_log_ = nullptr;
+  std::string run_id_;
+  std::string host_;
+  unsigned long long total_wrong_ = 0;
+  size_t records_ = 0;
+};
+
+}  // namespace commbench::app

@@ -1,0 +1,40 @@
+#include "runtime/channel.hpp"
+
+namespace commbench::app {
+
+Task<void> Channel::send(const ControlMessage& msg, std::span<const Buffer> bulk) {
+  std::vector<std::byte> head = encode(msg);
+  Message m;
+  m.frames.reserve(1 + bulk.size());
+  m.frames.push_back(Buffer{head.data(), head.size(), MemoryKind::host});
+  for (const Buffer& b : bulk) m.frames.push_back(b);
+  auto guard = co_await write_lock_.lock();
+  co_await comm_->write(m);
+}
+
+Task<ControlMessage> Channel::recv(Message& into, CancelToken token) {
+  co_await comm_->read(into, token);
+  if (into.frames.empty()) throw ProtocolError("message without a control frame from " + peer());
+  const Buffer& f = into.frames[0];
+  co_return decode({f.bytes(), f.size});
+}
+
+Task<std::unique_ptr<Channel>> ConnectionPool::acquire(const std::string& address) {
+  auto& idle = idle_[address];
+  while (!idle.empty()) {
+    auto ch = std::move(idle.back());
+    idle.pop_back();
+    if (!ch->closed()) co_return ch;
+  }
+  auto comm = co_await connector_.connect(address, timeout_);
+  auto ch = std::make_unique<Channel>(loop_, std::move(comm));
+  co_await ch->send(me_);
+  ++opened_;
+  co_return ch;
+}
+
+void ConnectionPool::release(const std::string& address, std::unique_ptr<Channel> ch) {
+  if (ch && !ch->closed()) idle_[address].push_back(std::move(ch));
+}
+
+}  // namespace commbench::app

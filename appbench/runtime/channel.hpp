@@ -1,0 +1,64 @@
+// A comm carrying the runtime's protocol: control message in frame 0, bulk parts as the
+// frames after it. Writes from several coroutines (a worker's executor reporting a task
+// while its message loop answers a stats request) take turns whole-message at a time.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "comm/comm.hpp"
+#include "runtime/async_mutex.hpp"
+#include "runtime/protocol.hpp"
+
+namespace commbench::app {
+
+class Channel {
+ public:
+  Channel(EventLoop& loop, std::unique_ptr<Comm> comm)
+      : comm_(std::move(comm)), write_lock_(loop) {}
+
+  // Sends `msg` followed by `bulk` as separate frames (their memory is not copied).
+  Task<void> send(const ControlMessage& msg, std::span<const Buffer> bulk = {});
+  // Reads the next message into `into` and decodes frame 0; bulk frames stay in `into`.
+  Task<ControlMessage> recv(Message& into, CancelToken token = {});
+
+  Comm& comm() { return *comm_; }
+  std::string peer() const { return comm_->peer_address(); }
+  bool closed() const { return comm_->closed(); }
+  void abort() noexcept { comm_->abort(); }
+
+ private:
+  std::unique_ptr<Comm> comm_;
+  AsyncMutex write_lock_;
+};
+
+// Reused connections to peers, one idle list per address (Dask's ConnectionPool): a
+// request takes a connection out, so several fetches from one peer run on several
+// connections at once, and puts it back when its reply has been read.
+class ConnectionPool {
+ public:
+  ConnectionPool(EventLoop& loop, Connector& connector, Hello me,
+                 std::chrono::nanoseconds connect_timeout)
+      : loop_(loop), connector_(connector), me_(me), timeout_(connect_timeout) {}
+
+  Task<std::unique_ptr<Channel>> acquire(const std::string& address);
+  void release(const std::string& address, std::unique_ptr<Channel> ch);
+  size_t connections_opened() const noexcept { return opened_; }
+
+ private:
+  EventLoop& loop_;
+  Connector& connector_;
+  Hello me_;
+  std::chrono::nanoseconds timeout_;
+  std::map<std::string, std::vector<std::unique_ptr<Channel>>> idle_;
+  size_t opened_ = 0;
+};
+
+// Throws ProtocolError("<context>: expected X, got Y") unless `m` holds a T.
+template <typename T>
+T expect(ControlMessage&& m, const std::string& context);
+
+}  // namespace commbench::app
+
+#include "runtime/channel_inl.hpp"

@@ -1,0 +1,17 @@
+#include "runtime/topology.hpp"
+
+#include <stdexcept>
+
+namespace commbench::app {
+
+const char* to_string(Layout l) { return l == Layout::dask ? "dask" : "compact"; }
+
+Layout parse_layout(const std::string& s) {
+  if (s == "dask") return Layout::dask;
+  if (s == "compact") return Layout::compact;
+  throw std::invalid_argument("unknown --layout '" + s + "' (known: compact, dask)");
+}
+
+int min_ranks(Layout l) { return l == Layout::dask ? 3 : 2; }
+
+}  // namespace commbench::app

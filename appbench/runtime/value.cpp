@@ -1,0 +1,81 @@
+#include "runtime/value.hpp"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace commbench::app {
+
+Value make_value(std::span<const size_t> part_sizes) {
+  size_t total = 0;
+  for (size_t s : part_sizes) total += (s + 63) / 64 * 64;
+  auto storage = std::make_shared<Storage>();
+  auto* base = static_cast<std::byte*>(storage->reserve(total == 0 ? 64 : total, MemoryKind::host));
+  Value v;
+  size_t off = 0;
+  for (size_t s : part_sizes) {
+    v.parts.push_back(Buffer{base + off, s, MemoryKind::host});
+    off += (s + 63) / 64 * 64;
+  }
+  v.owner = std::move(storage);
+  return v;
+}
+
+namespace {
+
+// Blocks of 64 KiB and more are kept on exact-size free lists; smaller ones go to malloc
+// (it already caches them). Exact sizes suffice: a benchmark allocates the same block
+// sizes run after run.
+class PooledHostAllocator final : public MemoryAllocator {
+ public:
+  void* allocate(size_t bytes) override {
+    if (bytes < kPooledFrom) return plain(bytes, 64);
+    size_t rounded = (bytes + 4095) / 4096 * 4096;
+    {
+      std::lock_guard lock(mutex_);  // UCX or MPI progress threads may free receive memory
+      auto it = free_.find(rounded);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        return p;
+      }
+    }
+    return plain(rounded, 4096);
+  }
+  void deallocate(void* p, size_t bytes) noexcept override {
+    if (!p) return;
+    if (bytes < kPooledFrom) {
+      std::free(p);
+      return;
+    }
+    size_t rounded = (bytes + 4095) / 4096 * 4096;
+    std::lock_guard lock(mutex_);
+    try {
+      free_[rounded].push_back(p);
+    } catch (...) {
+      std::free(p);
+    }
+  }
+
+ private:
+  static constexpr size_t kPooledFrom = 64 * 1024;
+  static void* plain(size_t bytes, size_t align) {
+    size_t rounded = (bytes + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, rounded == 0 ? align : rounded);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  std::mutex mutex_;
+  std::map<size_t, std::vector<void*>> free_;
+};
+
+}  // namespace
+
+void install_pooled_host_allocator() {
+  static PooledHostAllocator pool;  // lives until exit: blocks in flight may come back late
+  set_allocator(MemoryKind::host, &pool);
+}
+
+}  // namespace commbench::app

@@ -1,0 +1,78 @@
+// One mpi:// connection: a Channel (peer, communicator, incoming/outgoing tags) driven
+// through the backend's Engine. See mpi_wire.hpp for the message shapes and
+// mpi_context.hpp for the tag and close protocol.
+//
+// Ordering: MPI matches messages between two ranks on one (communicator, tag) in the
+// order they were posted, so a write posts all of its MPI messages without suspending
+// in between (no lock: concurrent writes cannot interleave) and then waits for them. A
+// read holds the read lock only until it has *posted* the receives of its message, so
+// the next read's header receive cannot match this message's frames.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/comm.hpp"
+#include "comm/frame_header.hpp"
+#include "mpi/mpi_context.hpp"
+#include "mpi/mpi_engine.hpp"
+#include "mpi/mpi_wire.hpp"
+#include "runtime/async_mutex.hpp"
+
+namespace commbench::mpi {
+
+class MpiComm final : public Comm {
+ public:
+  MpiComm(std::shared_ptr<Engine> engine, std::shared_ptr<Channel> ch, const WireOptions& wire,
+          std::string local, std::string peer);
+  ~MpiComm() override;
+
+  Task<void> write(const Message& msg, CancelToken token = {}) override;
+  Task<void> read(Message& into, CancelToken token = {}) override;
+  Task<void> close() override;
+  void abort() noexcept override;
+  bool closed() const noexcept override { return closed_; }
+  std::string local_address() const override { return local_; }
+  std::string peer_address() const override { return peer_; }
+
+  // The peer's close notice arrived (called by the context).
+  void on_peer_closed() noexcept;
+  // A receive completed after the peer closed: fail reads that can never be matched.
+  void fail_unmatchable_reads() noexcept;
+
+ private:
+  struct Staging {
+    std::unique_ptr<std::byte[]> data;
+    size_t capacity = 0;
+  };
+  Staging acquire(size_t bytes);
+  void release(Staging s) noexcept;
+  void check_writable() const;
+  void check_readable() const;
+  void post_send(Op& op, const void* p, size_t bytes);
+  void post_recv(Op& op, void* p, size_t bytes);
+  // Posts a frame of `bytes` as chunk messages into ops [first, first + chunks).
+  size_t post_frame_sends(OpBatch& ops, size_t first, const std::byte* p, size_t bytes);
+  size_t post_frame_recvs(OpBatch& ops, size_t first, std::byte* p, size_t bytes);
+  Task<void> await_all(OpBatch& ops, size_t n, CancelToken token);
+  Task<void> await_one(Op& op, CancelToken token);
+  bool is_inline(size_t frame_bytes, size_t& budget) const noexcept;
+  void finish_local(bool cancel_sends) noexcept;
+  [[noreturn]] void protocol_error(const std::string& why);
+
+  std::shared_ptr<Engine> engine_;
+  std::shared_ptr<Channel> ch_;
+  WireOptions wire_;
+  std::string local_, peer_;
+  bool closed_ = false;
+  AsyncMutex read_lock_;
+  OpList ops_;
+  std::vector<Staging> pool_;
+  std::unique_ptr<std::byte[]> in_;  // header staging of reads (serialized by read_lock_)
+  size_t in_capacity_ = 0;
+  std::vector<FrameInfo> frames_in_;
+};
+
+}  // namespace commbench::mpi

@@ -1,0 +1,235 @@
+#include "mpi/mpi_engine.hpp"
+
+#include <stdexcept>
+
+#include "comm/errors.hpp"
+#include "mpi/mpi_comm.hpp"
+#include "mpi/mpi_context.hpp"
+
+namespace commbench::mpi {
+
+Progress parse_progress(const std::string& s) {
+  if (s == "cooperative") return Progress::cooperative;
+  if (s == "batched" || s.empty()) return Progress::batched;
+  if (s == "blocking") return Progress::blocking;
+  throw std::invalid_argument("mpi progress must be batched, cooperative or blocking (got '" + s +
+                              "')");
+}
+
+const char* to_string(Progress p) noexcept {
+  switch (p) {
+    case Progress::cooperative:
+      return "cooperative";
+    case Progress::batched:
+      return "batched";
+    case Progress::blocking:
+      return "blocking";
+  }
+  return "?";
+}
+
+void throw_mpi_error(int code, const char* what) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  throw CommClosedError(std::string("mpi ") + what + " failed: " + std::string(text, len));
+}
+
+// --- Op --------------------------------------------------------------------------------
+
+void Op::completed() noexcept {
+  req = MPI_REQUEST_NULL;
+  error = status.MPI_ERROR;
+  unlink();
+  if (recv_channel) {
+    ++recv_channel->received;
+    // The last message the peer announced: any read still posted can never match.
+    if (recv_channel->peer_closed && recv_channel->owner) recv_channel->owner->fail_unmatchable_reads();
+  }
+}
+
+Op::~Op() {
+  if ((req != MPI_REQUEST_NULL || slot != npos) && engine) engine->abandon(*this, false);
+  unlink();
+}
+
+// --- Wait ------------------------------------------------------------------------------
+
+bool Engine::Wait::await_ready() {
+  if (op_.aborted || op_.req == MPI_REQUEST_NULL) return done_ = true;
+  if (token_.cancelled()) {
+    op_.cancelled = true;
+    op_.timed_out = token_.state()->by_timeout();
+    return true;
+  }
+  int flag = 0;
+  op_.status.MPI_ERROR = MPI_SUCCESS;
+  int rc = MPI_Test(&op_.req, &flag, &op_.status);
+  if (rc != MPI_SUCCESS) {
+    op_.status.MPI_ERROR = rc;
+    flag = 1;
+  }
+  if (flag) {
+    op_.completed();
+    return done_ = true;
+  }
+  return false;
+}
+
+bool Engine::Wait::await_suspend(std::coroutine_handle<> h) {
+  switch (policy_) {
+    case Progress::cooperative:
+      e_.loop_.schedule(h);  // test again next turn
+      return true;
+    case Progress::blocking: {
+      op_.status.MPI_ERROR = MPI_SUCCESS;
+      int rc = MPI_Wait(&op_.req, &op_.status);
+      if (rc != MPI_SUCCESS) op_.status.MPI_ERROR = rc;
+      op_.completed();
+      done_ = true;
+      return false;
+    }
+    case Progress::batched:
+      break;
+  }
+  op_.handle = h;
+  e_.add(op_);
+  op_.token = token_;
+  if (token_.can_be_cancelled()) {
+    op_.reg.on_cancel = &Engine::on_cancel;
+    op_.reg.owner = &op_;
+    token_.state()->add(&op_.reg);
+  }
+  done_ = true;  // batched resumes only when finished, aborted or cancelled
+  return true;
+}
+
+bool Engine::Wait::await_resume() {
+  if (op_.cancelled)
+    CancelToken::throw_cancelled(op_.timed_out, "mpi request");
+  if (op_.aborted) throw CommClosedError("connection closed while an mpi request was pending");
+  if (!done_) return false;
+  if (op_.error != MPI_SUCCESS) throw_mpi_error(op_.error, "request");
+  return true;
+}
+
+// --- Engine ----------------------------------------------------------------------------
+
+Engine::Engine(EventLoop& loop, Progress progress, std::shared_ptr<Context> ctx)
+    : loop_(loop), progress_(progress), ctx_(std::move(ctx)) {
+  ctx_->engine_added();
+  loop_.add_poller(this);
+}
+
+Engine::~Engine() {
+  loop_.remove_poller(this);
+  // Waiters still registered belong to coroutines that will never run again; their
+  // requests go to the graveyard so MPI never writes into freed frames unsupervised.
+  while (!ops_.empty()) {
+    Op* op = ops_.back();
+    remove(*op);
+    if (op->req != MPI_REQUEST_NULL) {
+      MPI_Cancel(&op->req);
+      ctx_->bury(op->req, op->recv_channel);
+      op->req = MPI_REQUEST_NULL;
+    }
+    op->engine = nullptr;
+  }
+  ctx_->engine_removed();
+}
+
+void Engine::add(Op& op) {
+  op.slot = reqs_.size();
+  reqs_.push_back(op.req);
+  ops_.push_back(&op);
+}
+
+void Engine::remove(Op& op) noexcept {
+  size_t i = op.slot;
+  if (i == Op::npos) return;
+  size_t last = reqs_.size() - 1;
+  if (i != last) {
+    reqs_[i] = reqs_[last];
+    ops_[i] = ops_[last];
+    ops_[i]->slot = i;
+  }
+  reqs_.pop_back();
+  ops_.pop_back();
+  op.slot = Op::npos;
+  // The engine's copy of the request is the live one while the op was in the set.
+  op.req = MPI_REQUEST_NULL;
+}
+
+void Engine::on_cancel(CancelRegistration* r) {
+  auto* op = static_cast<Op*>(r->owner);
+  Engine* e = op->engine;
+  MPI_Request req = e->reqs_[op->slot];
+  e->remove(*op);
+  op->req = req;  // still outstanding: the caller aborts the comm, which buries it
+  op->cancelled = true;
+  op->timed_out = op->token.state()->by_timeout();
+  e->loop_.schedule(op->handle);
+}
+
+void Engine::abandon(Op& op, bool resume) noexcept {
+  bool suspended = op.slot != Op::npos;
+  if (suspended) {
+    MPI_Request req = reqs_[op.slot];
+    remove(op);
+    op.req = req;
+    if (op.token.can_be_cancelled()) op.token.state()->remove(&op.reg);
+  }
+  if (op.req != MPI_REQUEST_NULL) {
+    MPI_Cancel(&op.req);
+    ctx_->bury(op.req, op.recv_channel);
+    op.req = MPI_REQUEST_NULL;
+  }
+  op.unlink();
+  op.aborted = true;
+  if (suspended && resume) loop_.schedule(op.handle);
+}
+
+bool Engine::has_work() const noexcept { return !reqs_.empty() || ctx_->has_work(); }
+
+bool Engine::test_set() {
+  int n = static_cast<int>(reqs_.size());
+  if (indices_.size() < reqs_.size()) {
+    indices_.resize(reqs_.size());
+    statuses_.resize(reqs_.size());
+  }
+  int outcount = 0;
+  int rc = MPI_Testsome(n, reqs_.data(), &outcount, indices_.data(), statuses_.data());
+  if (outcount == MPI_UNDEFINED || outcount == 0) return false;
+  for (int k = 0; k < outcount; ++k) {
+    Op* op = ops_[static_cast<size_t>(indices_[static_cast<size_t>(k)])];
+    op->status = statuses_[static_cast<size_t>(k)];
+    if (rc == MPI_SUCCESS) op->status.MPI_ERROR = MPI_SUCCESS;  // only set for ERR_IN_STATUS
+    op->slot = Op::npos;
+    if (op->token.can_be_cancelled()) op->token.state()->remove(&op->reg);
+    op->completed();
+    loop_.schedule(op->handle);
+  }
+  // Drop the finished entries, keeping the others' slots right.
+  size_t w = 0;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (ops_[i]->slot == Op::npos) continue;
+    ops_[w] = ops_[i];
+    reqs_[w] = reqs_[i];
+    ops_[w]->slot = w;
+    ++w;
+  }
+  ops_.resize(w);
+  reqs_.resize(w);
+  return true;
+}
+
+bool Engine::poll() {
+  bool did = false;
+  if (!reqs_.empty()) did = test_set();
+  // The control channel is checked every 8th turn: it carries connects and close
+  // notices, never the measured messages, and each test costs a progress call.
+  if ((++tick_ & 7) == 0 && ctx_->poll()) did = true;
+  return did;
+}
+
+}  // namespace commbench::mpi

@@ -1,0 +1,91 @@
+// One outstanding MPI request, owned by the coroutine frame that posted it.
+//
+// An Op is linked into its comm's list while outstanding, so abort() can find and cancel
+// it; a receive names its Channel, whose message count it bumps on completion (the close
+// protocol compares counts to know when a tag may be reused). An Op that is destroyed
+// while its request is still outstanding hands the request to the context's graveyard
+// instead of leaving MPI pointing at a dead frame.
+#pragma once
+
+#include <mpi.h>
+
+#include <coroutine>
+#include <cstddef>
+#include <memory>
+
+#include "runtime/cancel.hpp"
+
+namespace commbench::mpi {
+
+class Engine;
+struct Channel;
+struct Op;
+
+// Intrusive list of a comm's outstanding ops.
+struct OpList {
+  Op* head = nullptr;
+};
+
+struct Op {
+  static constexpr size_t npos = static_cast<size_t>(-1);
+
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Status status{};
+  Engine* engine = nullptr;
+  Channel* recv_channel = nullptr;  // set for receives on a data channel
+  int error = MPI_SUCCESS;          // MPI error of a failed request
+  bool aborted = false;             // cancelled by abort/close: resumes with CommClosedError
+  bool cancelled = false;           // cancelled by its token
+  bool timed_out = false;
+  // While suspended in the batched engine.
+  std::coroutine_handle<> handle;
+  size_t slot = npos;
+  CancelToken token;
+  CancelRegistration reg;
+  // Membership of the comm's list.
+  OpList* list = nullptr;
+  Op* prev = nullptr;
+  Op* next = nullptr;
+
+  Op() = default;
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
+  ~Op();
+
+  void link(OpList& l) noexcept {
+    list = &l;
+    prev = nullptr;
+    next = l.head;
+    if (l.head) l.head->prev = this;
+    l.head = this;
+  }
+  void unlink() noexcept {
+    if (!list) return;
+    if (prev) prev->next = next;
+    else list->head = next;
+    if (next) next->prev = prev;
+    list = nullptr;
+    prev = next = nullptr;
+  }
+  // The request finished (successfully or with an MPI error in `status`).
+  void completed() noexcept;
+};
+
+// Up to four ops inline (a small message never allocates), more on the heap. Ops never
+// move once posted, so the storage is fixed at construction.
+class OpBatch {
+ public:
+  explicit OpBatch(size_t n) : n_(n) {
+    if (n > kInline) heap_ = std::make_unique<Op[]>(n);
+  }
+  size_t size() const noexcept { return n_; }
+  Op& operator[](size_t i) noexcept { return heap_ ? heap_[i] : inline_[i]; }
+
+ private:
+  static constexpr size_t kInline = 4;
+  size_t n_;
+  Op inline_[kInline];
+  std::unique_ptr<Op[]> heap_;
+};
+
+}  // namespace commbench::mpi

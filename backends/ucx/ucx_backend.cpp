@@ -1,0 +1,282 @@
+#include "ucx/ucx_backend.hpp"
+
+#include <algorithm>
+
+#include "comm/address.hpp"
+#include "comm/errors.hpp"
+#include "runtime/spawn.hpp"
+#include "runtime/timeout.hpp"
+#include "tcp/socket_util.hpp"
+#include "ucx/ucx_comm.hpp"
+#include "ucx/ucx_handshake.hpp"
+#include "ucx/ucx_worker.hpp"
+
+namespace commbench::ucx {
+
+namespace {
+
+using namespace std::chrono_literals;
+constexpr auto kHandshakeTimeout = 10s;
+
+HostPort parse_ucx(const std::string& address) {
+  Address a = parse_address(address);
+  if (a.scheme != "ucx") throw AddressError("not a ucx address: '" + address + "'");
+  return parse_host_port(a.location);
+}
+
+std::string ucx_uri(const sockaddr_storage& sa) {
+  return "ucx://" + tcp::sockaddr_to_string(sa);
+}
+
+// The endpoint's own or peer socket address, or `fallback` when UCX cannot say.
+std::string endpoint_address(ucp_ep_h ep, bool local, const std::string& fallback) {
+  if (!ep) return fallback;
+  ucp_ep_attr_t attr{};
+  attr.field_mask = local ? UCP_EP_ATTR_FIELD_LOCAL_SOCKADDR : UCP_EP_ATTR_FIELD_REMOTE_SOCKADDR;
+  if (ucp_ep_query(ep, &attr) != UCS_OK) return fallback;
+  const sockaddr_storage& sa = local ? attr.local_sockaddr : attr.remote_sockaddr;
+  if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6) return fallback;
+  return ucx_uri(sa);
+}
+
+void force_close(const std::shared_ptr<Worker>& w, const std::shared_ptr<EndpointState>& st) {
+  st->closing = true;
+  if (!st->ep) return;
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  void* r = ucp_ep_close_nbx(st->ep, &p);
+  st->ep = nullptr;
+  w->adopt_close(r, st);
+}
+
+ucp_ep_params_t endpoint_params(const std::shared_ptr<EndpointState>& st) {
+  ucp_ep_params_t ep{};
+  ep.field_mask = UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+  // PEER: a peer that dies or resets surfaces as an error callback, and the requests
+  // to it complete with an error instead of hanging.
+  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep.err_handler.cb = &EndpointState::on_error;
+  ep.err_handler.arg = st.get();
+  return ep;
+}
+
+// State shared by the listener object, its accept tasks and its UCX callback.
+struct ListenState : std::enable_shared_from_this<ListenState> {
+  std::shared_ptr<Worker> worker;
+  CommLimits limits;
+  std::string contact;
+  CommHandler handler;
+  ucp_listener_h listener = nullptr;
+  CancelSource stop;
+  bool user = false;
+
+  ListenState(std::shared_ptr<Worker> w, const CommLimits& l) : worker(std::move(w)), limits(l) {}
+  ~ListenState() { shut(); }
+  void shut() noexcept {
+    stop.cancel();
+    if (listener) {
+      ucp_listener_destroy(listener);
+      listener = nullptr;
+    }
+    if (user) {
+      user = false;
+      worker->remove_user();
+    }
+  }
+  static void on_conn(ucp_conn_request_h request, void* arg);
+};
+
+Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h request) {
+  auto w = ls->worker;
+  std::string peer = "ucx://?";
+  ucp_conn_request_attr_t attr{};
+  attr.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+  if (ucp_conn_request_query(request, &attr) == UCS_OK) peer = ucx_uri(attr.client_address);
+
+  auto st = std::make_shared<EndpointState>();
+  st->worker = w;
+  ucp_ep_params_t ep = endpoint_params(st);
+  ep.field_mask |= UCP_EP_PARAM_FIELD_CONN_REQUEST;
+  ep.conn_request = request;
+  if (ucp_ep_create(w->handle(), &ep, &st->ep) != UCS_OK) co_return;  // peer gone already
+  uint64_t my_tag = w->new_tag();
+  PeerHello hello;
+  try {
+    std::string contact = ls->contact;
+    EndpointState& s = *st;
+    hello = co_await with_timeout(w->loop(), kHandshakeTimeout, [&](CancelToken t) {
+      return exchange_hello(*w, s, my_tag, contact, t);
+    });
+  } catch (const std::exception&) {
+    force_close(w, st);
+    co_return;  // a peer that fails the handshake is dropped; the listener goes on
+  }
+  std::string local = endpoint_address(st->ep, true, ls->contact);
+  auto comm = std::make_unique<UcxComm>(w, st, hello.tag, my_tag, local, peer, ls->limits);
+  co_await ls->handler(std::move(comm));
+}
+
+void ListenState::on_conn(ucp_conn_request_h request, void* arg) {
+  auto* self = static_cast<ListenState*>(arg);
+  if (self->stop.cancelled()) {
+    ucp_listener_reject(self->listener, request);
+    return;
+  }
+  // Inside ucp_worker_progress: the endpoint is made on the next turn, in its own task.
+  spawn(self->worker->loop(), accept_one(self->shared_from_this(), request));
+}
+
+// Cooperative progress has no engine: while nobody waits, the listener's own task is
+// what notices connection requests (MPI4Dask's listener polls likewise).
+Task<void> accept_pump(std::shared_ptr<ListenState> ls) {
+  CancelToken token = ls->stop.token();
+  EventLoop& loop = ls->worker->loop();
+  try {
+    while (!token.cancelled()) {
+      if (ls->worker->progress() != 0) co_await loop.yield();
+      else co_await loop.sleep_for(50us, token);
+    }
+  } catch (const OperationCancelled&) {
+  }
+}
+
+class UcxListener final : public Listener {
+ public:
+  UcxListener(std::shared_ptr<Worker> w, const std::string& address, const CommLimits& limits)
+      : address_(address), state_(std::make_shared<ListenState>(std::move(w), limits)) {}
+  ~UcxListener() override { stop(); }
+
+  Task<void> start(CommHandler handler) override {
+    HostPort hp = parse_ucx(address_);
+    socklen_t len = 0;
+    sockaddr_storage sa = tcp::resolve(hp, len);
+    auto& ls = *state_;
+    ls.handler = std::move(handler);
+    ucp_listener_params_t lp{};
+    lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+    lp.sockaddr.addr = reinterpret_cast<const sockaddr*>(&sa);
+    lp.sockaddr.addrlen = len;
+    lp.conn_handler.cb = &ListenState::on_conn;
+    lp.conn_handler.arg = state_.get();
+    ucs_status_t s = ucp_listener_create(ls.worker->handle(), &lp, &ls.listener);
+    if (s != UCS_OK) {
+      ls.listener = nullptr;
+      std::string why = s == UCS_ERR_BUSY ? "address already in use" : ucs_status_string(s);
+      throw CommError("cannot listen on " + address_ + ": " + why);
+    }
+    ucp_listener_attr_t attr{};
+    attr.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+    s = ucp_listener_query(ls.listener, &attr);
+    if (s != UCS_OK) throw CommError(status_message("ucp_listener_query", s));
+    uint16_t port = parse_host_port(tcp::sockaddr_to_string(attr.sockaddr)).port;
+    ls.contact = "ucx://" + format_host_port(hp.host, port);
+    ls.user = true;
+    ls.worker->add_user();
+    if (ls.worker->policy() == Progress::cooperative) spawn(ls.worker->loop(), accept_pump(state_));
+    co_return;
+  }
+
+  void stop() noexcept override { state_->shut(); }
+  std::string contact_address() const override { return state_->contact; }
+
+ private:
+  std::string address_;
+  std::shared_ptr<ListenState> state_;
+};
+
+class UcxConnector final : public Connector {
+ public:
+  UcxConnector(std::shared_ptr<Worker> w, const CommLimits& limits)
+      : worker_(std::move(w)), limits_(limits) {}
+
+  Task<std::unique_ptr<Comm>> connect(const std::string& address,
+                                      std::chrono::nanoseconds timeout) override {
+    HostPort hp = parse_ucx(address);
+    socklen_t len = 0;
+    sockaddr_storage sa = tcp::resolve(hp, len);
+    std::string last_reason = "no attempt finished";
+    try {
+      co_return co_await with_timeout(worker_->loop(), timeout, [&](CancelToken t) {
+        return connect_until_success(address, sa, len, t, last_reason);
+      });
+    } catch (const TimeoutError&) {
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
+      throw ConnectError("could not connect to " + address + " within " + std::to_string(ms) +
+                         " ms: " + last_reason);
+    }
+  }
+
+ private:
+  Task<std::unique_ptr<Comm>> connect_until_success(const std::string& address,
+                                                    sockaddr_storage sa, socklen_t len,
+                                                    CancelToken token, std::string& last) {
+    auto backoff = 5ms;
+    for (;;) {
+      auto st = std::make_shared<EndpointState>();
+      st->worker = worker_;
+      ucp_ep_params_t ep = endpoint_params(st);
+      ep.field_mask |= UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR;
+      ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+      ep.sockaddr.addr = reinterpret_cast<const sockaddr*>(&sa);
+      ep.sockaddr.addrlen = len;
+      ucs_status_t s = ucp_ep_create(worker_->handle(), &ep, &st->ep);
+      if (s == UCS_OK) {
+        uint64_t my_tag = worker_->new_tag();
+        try {
+          PeerHello hello = co_await exchange_hello(*worker_, *st, my_tag, "", token);
+          std::string local = endpoint_address(st->ep, true, "ucx://?");
+          co_return std::make_unique<UcxComm>(worker_, st, hello.tag, my_tag, local, address,
+                                              limits_);
+        } catch (const OperationCancelled&) {
+          force_close(worker_, st);
+          throw;
+        } catch (const CommError& e) {
+          force_close(worker_, st);
+          last = e.what();
+        }
+      } else {
+        st->ep = nullptr;
+        last = status_message("ucp_ep_create", s);
+      }
+      co_await worker_->loop().sleep_for(backoff, token);
+      backoff = std::min<std::chrono::milliseconds>(backoff * 2, 500ms);
+    }
+  }
+
+  std::shared_ptr<Worker> worker_;
+  CommLimits limits_;
+};
+
+class UcxBackend final : public Backend {
+ public:
+  UcxBackend(EventLoop& loop, const BackendOptions& options)
+      : options_(options),
+        worker_(Worker::get(loop, parse_progress(options.progress.empty() ? kDefaultProgress
+                                                                          : options.progress))) {}
+  std::string scheme() const override { return "ucx"; }
+  std::string progress() const override { return to_string(worker_->policy()); }
+  std::unique_ptr<Listener> make_listener(const std::string& address) override {
+    return std::make_unique<UcxListener>(worker_, address, options_.limits);
+  }
+  std::unique_ptr<Connector> make_connector() override {
+    return std::make_unique<UcxConnector>(worker_, options_.limits);
+  }
+  std::string default_listen_address(const std::string& host) const override {
+    return "ucx://" + format_host_port(host, 0);
+  }
+
+  static constexpr const char* kDefaultProgress = "polling";
+
+ private:
+  BackendOptions options_;
+  std::shared_ptr<Worker> worker_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_ucx_backend(EventLoop& loop, const BackendOptions& options) {
+  return std::make_unique<UcxBackend>(loop, options);
+}
+
+}  // namespace commbench::ucx

@@ -1,0 +1,13 @@
+// ucx://host:port — the UCX backend on the UCP tag API: listener (a ucp_listener on a
+// socket address, as UCX-Py does), connector and the backend factory.
+#pragma once
+
+#include <memory>
+
+#include "comm/comm.hpp"
+
+namespace commbench::ucx {
+
+std::unique_ptr<Backend> make_ucx_backend(EventLoop& loop, const BackendOptions& options);
+
+}  // namespace commbench::ucx

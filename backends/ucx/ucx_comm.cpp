@@ -1,0 +1,332 @@
+#include "ucx/ucx_comm.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "comm/errors.hpp"
+#include "comm/frame_header.hpp"
+
+namespace commbench::ucx {
+
+namespace {
+
+// The first tag message of every message; also the receive staging size.
+constexpr size_t kPacketBytes = 16 * 1024;
+// Descriptors of up to (8 KiB - 12) / 8 = 1022 frames travel in the packet; beyond that
+// the packet holds only the fixed header and the descriptors follow as a tag message.
+constexpr size_t kMaxPackedHeaderBytes = 8 * 1024;
+// Host frames up to this size are copied into the packet while it has room: below it a
+// copy costs less than a second matched tag message; above it the frame goes in place.
+constexpr size_t kMaxPackedFrameBytes = 8 * 1024;
+// A close packet: shorter than any frame header, with its own magic.
+constexpr uint32_t kCloseMagic = 0x43584243;  // "CBXC"
+constexpr size_t kClosePacketBytes = 4;
+const std::byte kClosePacket[kClosePacketBytes] = {std::byte{0x43}, std::byte{0x42},
+                                                   std::byte{0x58}, std::byte{0x43}};
+
+bool descriptors_packed(size_t frames) { return header_bytes(frames) <= kMaxPackedHeaderBytes; }
+
+// Whether a frame goes in the packet; `used` = bytes of the packet taken so far.
+bool frame_packed(size_t& used, uint64_t size, MemoryKind kind) {
+  if (kind != MemoryKind::host || size > kMaxPackedFrameBytes || used + size > kPacketBytes)
+    return false;
+  used += size;
+  return true;
+}
+
+// A message's sends are few; more than this many out-of-line pieces spill to the heap.
+constexpr size_t kInlineOps = 4;
+
+}  // namespace
+
+UcxComm::UcxComm(std::shared_ptr<Worker> worker, std::shared_ptr<EndpointState> ep,
+                 uint64_t send_tag, uint64_t recv_tag, std::string local, std::string peer,
+                 const CommLimits& limits)
+    : worker_(std::move(worker)),
+      ep_(std::move(ep)),
+      send_tag_(send_tag),
+      recv_tag_(recv_tag),
+      local_(std::move(local)),
+      peer_(std::move(peer)),
+      limits_(limits),
+      read_lock_(worker_->loop()),
+      packet_in_(std::make_unique<std::byte[]>(kPacketBytes)) {
+  worker_->add_user();
+}
+
+UcxComm::~UcxComm() { abort(); }
+
+void UcxComm::release_user() noexcept {
+  if (user_) {
+    user_ = false;
+    worker_->remove_user();
+  }
+}
+
+void UcxComm::closed_error(const char* op) const {
+  std::string why = closed_        ? "comm is closed"
+                    : peer_closed_ ? "closed by peer"
+                                   : status_message("connection to peer failed", ep_->error);
+  throw CommClosedError(std::string("ucx ") + op + " on " + peer_ + ": " + why);
+}
+
+std::byte* UcxComm::take_packet() {
+  if (free_packets_.empty()) {
+    packets_.push_back(std::make_unique<std::byte[]>(kPacketBytes));
+    return packets_.back().get();
+  }
+  std::byte* p = free_packets_.back();
+  free_packets_.pop_back();
+  return p;
+}
+
+void UcxComm::cancel_receive(void* self, void* request) {
+  ucp_request_cancel(static_cast<UcxComm*>(self)->worker_->handle(), request);
+}
+
+void UcxComm::cancel_send(void* self, void*) {
+  // A send cannot be withdrawn once posted; closing the endpoint completes it with an
+  // error. Part of a message may be out: the comm is unusable, as with TCP.
+  static_cast<UcxComm*>(self)->abort();
+}
+
+ucs_status_t UcxComm::post_send(const void* data, size_t size, Op& op) {
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.send = &Op::on_send;
+  p.user_data = &op;
+  void* r = ucp_tag_send_nbx(ep_->ep, data, size, send_tag_, &p);
+  if (r == nullptr) {
+    op.status = UCS_OK;
+    op.done = true;
+    return UCS_OK;
+  }
+  if (UCS_PTR_IS_ERR(r)) {
+    op.status = UCS_PTR_STATUS(r);
+    op.done = true;
+    return op.status;
+  }
+  op.request = r;
+  return UCS_INPROGRESS;
+}
+
+Task<void> UcxComm::wait_send(Op& op, CancelToken token) {
+  if (!op.done) co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_send, this});
+}
+
+Task<void> UcxComm::write(const Message& msg, CancelToken token) {
+  // A cooperative writer whose sends complete at once would never progress the worker,
+  // and a dead peer would go unnoticed by a rank that only writes.
+  if (worker_->policy() == Progress::cooperative) worker_->progress();
+  if (closed()) closed_error("write");
+  token.throw_if_cancelled("ucx write");
+
+  const size_t n = msg.frames.size();
+  const bool packed_descriptors = descriptors_packed(n);
+  std::byte* packet = take_packet();
+  std::vector<std::byte> descriptors;  // only for messages of more than 1022 frames
+  size_t used;
+  if (packed_descriptors) {
+    used = encode_header(msg, {packet, kPacketBytes}, limits_);
+  } else {
+    descriptors.resize(header_bytes(n));
+    encode_header(msg, descriptors, limits_);
+    std::memcpy(packet, descriptors.data(), kFixedHeaderBytes);
+    used = kFixedHeaderBytes;
+  }
+  size_t out_of_line = packed_descriptors ? 0 : 1;
+  for (const Buffer& f : msg.frames) {
+    size_t before = used;
+    if (packed_descriptors && frame_packed(used, f.size, f.kind)) {
+      if (f.size > 0) std::memcpy(packet + before, f.data, f.size);
+    } else {
+      ++out_of_line;
+    }
+  }
+
+  // Post everything without suspending (this is what keeps concurrent writes whole).
+  Op inline_ops[kInlineOps];
+  std::unique_ptr<Op[]> heap_ops;
+  Op* ops = inline_ops;
+  if (out_of_line + 1 > kInlineOps) {
+    heap_ops = std::make_unique<Op[]>(out_of_line + 1);
+    ops = heap_ops.get();
+  }
+  size_t posted = 0;
+  ucs_status_t failure = UCS_OK;
+  auto post = [&](const void* data, size_t size) {
+    if (failure != UCS_OK && failure != UCS_INPROGRESS) return;
+    ucs_status_t s = post_send(data, size, ops[posted++]);
+    if (s != UCS_OK && s != UCS_INPROGRESS) failure = s;
+  };
+  post(packet, used);
+  if (!packed_descriptors) post(descriptors.data() + kFixedHeaderBytes, n * kFrameDescriptorBytes);
+  if (out_of_line > 0) {
+    size_t u = kFixedHeaderBytes + (packed_descriptors ? n * kFrameDescriptorBytes : 0);
+    for (const Buffer& f : msg.frames)
+      if (!(packed_descriptors && frame_packed(u, f.size, f.kind))) post(f.data, f.size);
+  }
+  if (ops[0].done) {  // the usual case for a small message: nothing to wait for
+    give_packet(packet);
+    packet = nullptr;
+  }
+
+  ucs_status_t status = failure;
+  for (size_t i = 0; i < posted; ++i) {
+    co_await wait_send(ops[i], token);
+    if (ops[i].status != UCS_OK && status == UCS_OK) status = ops[i].status;
+  }
+  if (packet) give_packet(packet);
+  if (status == UCS_OK) co_return;
+  if (token.cancelled()) token.throw_cancelled("ucx write");
+  if (!ep_->failed && !closed_) ep_->error = status;
+  abort();
+  throw CommClosedError("ucx write to " + peer_ + ": " + ucs_status_string(status));
+}
+
+Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token) {
+  Op op;
+  ucp_tag_recv_info_t info{};
+  ucp_request_param_t p;
+  p.op_attr_mask =
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_RECV_INFO;
+  p.cb.recv = &Op::on_tag_recv;
+  p.user_data = &op;
+  p.recv_info.tag_info = &info;
+  void* r = ucp_tag_recv_nbx(worker_->handle(), data, capacity, recv_tag_, ~uint64_t{0}, &p);
+  if (r == nullptr) co_return info.length;  // it was already here
+  if (UCS_PTR_IS_ERR(r)) {
+    if (UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED) {
+      abort();
+      throw ProtocolError("ucx read from " + peer_ + ": message larger than announced");
+    }
+    throw CommClosedError(status_message("ucx receive", UCS_PTR_STATUS(r)));
+  }
+  op.request = r;
+  // Nothing more comes from a failed or closed connection: only what is queued counts.
+  if (ep_->failed || closed_) ucp_request_cancel(worker_->handle(), r);
+  ep_->pending_recv = r;
+  co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_receive, this});
+  ep_->pending_recv = nullptr;
+  if (op.status == UCS_OK) co_return op.length;
+  if (op.status == UCS_ERR_CANCELED && token.cancelled()) {
+    abort();  // part of a message may have been consumed
+    token.throw_cancelled("ucx read");
+  }
+  if (op.status == UCS_ERR_MESSAGE_TRUNCATED) {
+    abort();
+    throw ProtocolError("ucx read from " + peer_ + ": message larger than announced");
+  }
+  if (op.status != UCS_ERR_CANCELED && !ep_->failed) ep_->error = op.status;
+  closed_error("read");
+}
+
+Task<void> UcxComm::read(Message& into, CancelToken token) {
+  auto guard = co_await read_lock_.lock();
+  if (closed_ || peer_closed_) closed_error("read");
+  size_t got = co_await receive(packet_in_.get(), kPacketBytes, token);
+  const std::byte* pk = packet_in_.get();
+  if (got == kClosePacketBytes && std::memcmp(pk, kClosePacket, kClosePacketBytes) == 0) {
+    peer_closed_ = true;
+    closed_error("read");
+  }
+  uint32_t count = 0;
+  bool packed_descriptors = false;
+  try {
+    if (got < kFixedHeaderBytes) throw ProtocolError("ucx: packet shorter than a frame header");
+    count = decode_fixed_header({pk, kFixedHeaderBytes}, limits_);
+    packed_descriptors = descriptors_packed(count);
+    size_t desc_bytes = size_t{count} * kFrameDescriptorBytes;
+    if (packed_descriptors) {
+      if (got < kFixedHeaderBytes + desc_bytes) throw ProtocolError("ucx: truncated frame header");
+      decode_frame_descriptors({pk + kFixedHeaderBytes, desc_bytes}, count, limits_, frames_in_);
+    } else {
+      if (got != kFixedHeaderBytes) throw ProtocolError("ucx: unexpected bytes after header");
+      descriptors_in_.resize(desc_bytes);
+      size_t d = co_await receive(descriptors_in_.data(), desc_bytes, token);
+      if (d != desc_bytes) throw ProtocolError("ucx: truncated frame descriptors");
+      decode_frame_descriptors(descriptors_in_, count, limits_, frames_in_);
+    }
+  } catch (const ProtocolError&) {
+    abort();  // out of step with the peer: nothing after this can be trusted
+    throw;
+  }
+  size_t used = packed_descriptors ? header_bytes(count) : kFixedHeaderBytes;
+  {
+    size_t expect = used;
+    for (uint32_t i = 0; i < count; ++i)
+      if (packed_descriptors) frame_packed(expect, frames_in_[i].size, frames_in_[i].kind);
+    if (expect != got) {
+      abort();
+      throw ProtocolError("ucx read from " + peer_ + ": packet length does not match its header");
+    }
+  }
+  into.prepare_frames(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    Buffer& f = into.prepare_frame(i, frames_in_[i].size, frames_in_[i].kind);
+    size_t before = used;
+    if (packed_descriptors && frame_packed(used, f.size, f.kind)) {
+      if (f.size > 0) std::memcpy(f.data, pk + before, f.size);
+      continue;
+    }
+    size_t n = co_await receive(f.data, f.size, token);
+    if (n != f.size) {
+      abort();
+      throw ProtocolError("ucx read from " + peer_ + ": frame shorter than announced");
+    }
+  }
+}
+
+Task<void> UcxComm::close() {
+  if (closed_) co_return;
+  if (ep_->ep && !ep_->failed && !peer_closed_) {
+    Op op;
+    if (post_send(kClosePacket, kClosePacketBytes, op) == UCS_INPROGRESS) {
+      try {
+        co_await worker_->wait(op, {}, {});
+      } catch (...) {
+      }
+    }
+  }
+  closed_ = true;
+  ep_->closing = true;
+  if (ep_->pending_recv) ucp_request_cancel(worker_->handle(), ep_->pending_recv);
+  if (ep_->ep) {
+    // Flush so the close packet and everything before it leave; poll the request
+    // (no callback) so that giving up after the deadline leaves nothing pointing here.
+    ucp_request_param_t p{};
+    void* r = ucp_ep_close_nbx(ep_->ep, &p);
+    ep_->ep = nullptr;
+    if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
+      EventLoop& loop = worker_->loop();
+      uint64_t start = EventLoop::now_ns();
+      while (ucp_request_check_status(r) == UCS_INPROGRESS) {
+        uint64_t waited = EventLoop::now_ns() - start;
+        if (waited > 2'000'000'000ull) break;  // the peer does not answer: leave it to UCX
+        worker_->progress();
+        if (waited < 1'000'000) co_await loop.yield();
+        else co_await loop.sleep_for(std::chrono::microseconds(100));
+      }
+      if (ucp_request_check_status(r) == UCS_INPROGRESS) worker_->adopt_close(r, ep_);
+      else ucp_request_free(r);
+    }
+  }
+  release_user();
+}
+
+void UcxComm::abort() noexcept {
+  closed_ = true;
+  ep_->closing = true;
+  if (ep_->pending_recv) ucp_request_cancel(worker_->handle(), ep_->pending_recv);
+  if (ep_->ep) {
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    void* r = ucp_ep_close_nbx(ep_->ep, &p);
+    ep_->ep = nullptr;
+    worker_->adopt_close(r, ep_);
+  }
+  release_user();
+}
+
+}  // namespace commbench::ucx

@@ -1,0 +1,70 @@
+// One UCX connection: an endpoint plus the two tags agreed in the handshake.
+//
+// Wire: every message starts with one tag message, the packet: the frame header
+// (comm/frame_header.hpp) followed by the small host frames packed in (a small message is
+// exactly one tag message). Frames that do not fit follow as their own tag messages,
+// received in place. Which frames are packed is a function of the frame sizes and kinds
+// alone, so the receiver derives it from the header. All of a message's sends are posted
+// without suspending, and UCP keeps one endpoint's tag messages in order, so concurrent
+// writers never interleave; reads take turns (their receives must be posted in order).
+// A graceful close sends a 4-byte close packet before closing the endpoint, so the peer's
+// read fails with CommClosedError deterministically, after everything sent before it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/comm.hpp"
+#include "runtime/async_mutex.hpp"
+#include "ucx/ucx_worker.hpp"
+
+namespace commbench::ucx {
+
+class UcxComm final : public Comm {
+ public:
+  UcxComm(std::shared_ptr<Worker> worker, std::shared_ptr<EndpointState> ep, uint64_t send_tag,
+          uint64_t recv_tag, std::string local, std::string peer, const CommLimits& limits);
+  ~UcxComm() override;
+
+  Task<void> write(const Message& msg, CancelToken token = {}) override;
+  Task<void> read(Message& into, CancelToken token = {}) override;
+  Task<void> close() override;
+  void abort() noexcept override;
+  bool closed() const noexcept override { return closed_ || peer_closed_ || ep_->failed; }
+  std::string local_address() const override { return local_; }
+  std::string peer_address() const override { return peer_; }
+
+ private:
+  // Posts one tag send; on immediate completion op.done is set and nothing is pending.
+  ucs_status_t post_send(const void* data, size_t size, Op& op);
+  // Receives one tag message of at most `capacity` bytes; returns its length.
+  Task<size_t> receive(void* data, size_t capacity, CancelToken token);
+  Task<void> wait_send(Op& op, CancelToken token);
+  std::byte* take_packet();
+  void give_packet(std::byte* p) { free_packets_.push_back(p); }
+  [[noreturn]] void closed_error(const char* op) const;
+  void release_user() noexcept;
+  static void cancel_receive(void* self, void* request);
+  static void cancel_send(void* self, void* request);
+
+  std::shared_ptr<Worker> worker_;
+  std::shared_ptr<EndpointState> ep_;
+  uint64_t send_tag_;
+  uint64_t recv_tag_;
+  std::string local_;
+  std::string peer_;
+  CommLimits limits_;
+  AsyncMutex read_lock_;
+  bool closed_ = false;
+  bool peer_closed_ = false;
+  bool user_ = true;  // counted in the worker's users (background progress while open)
+  // Packets of writes in flight: owned here, reused (no allocation per message).
+  std::vector<std::unique_ptr<std::byte[]>> packets_;
+  std::vector<std::byte*> free_packets_;
+  std::unique_ptr<std::byte[]> packet_in_;
+  std::vector<std::byte> descriptors_in_;
+  std::vector<FrameInfo> frames_in_;
+};
+
+}  // namespace commbench::ucx

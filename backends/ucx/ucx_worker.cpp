@@ -1,0 +1,263 @@
+#include "ucx/ucx_worker.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+#include "comm/errors.hpp"
+
+namespace commbench::ucx {
+
+Progress parse_progress(const std::string& name) {
+  if (name == "polling") return Progress::polling;
+  if (name == "event") return Progress::event;
+  if (name == "cooperative") return Progress::cooperative;
+  throw std::invalid_argument("ucx has no progress policy '" + name +
+                              "' (known: polling, event, cooperative)");
+}
+
+const char* to_string(Progress p) noexcept {
+  switch (p) {
+    case Progress::polling: return "polling";
+    case Progress::event: return "event";
+    case Progress::cooperative: return "cooperative";
+  }
+  return "?";
+}
+
+std::string status_message(const std::string& what, ucs_status_t status) {
+  return what + ": " + ucs_status_string(status);
+}
+
+// --- request callbacks ------------------------------------------------------------------
+
+void Op::on_send(void*, ucs_status_t status, void* user_data) noexcept {
+  static_cast<Op*>(user_data)->complete(status);
+}
+
+void Op::on_tag_recv(void*, ucs_status_t status, const ucp_tag_recv_info_t* info,
+                     void* user_data) noexcept {
+  auto* op = static_cast<Op*>(user_data);
+  if (info) op->length = info->length;
+  op->complete(status);
+}
+
+void Op::on_stream_recv(void*, ucs_status_t status, size_t length, void* user_data) noexcept {
+  auto* op = static_cast<Op*>(user_data);
+  op->length = length;
+  op->complete(status);
+}
+
+void EndpointState::on_error(void* arg, ucp_ep_h, ucs_status_t status) noexcept {
+  auto* self = static_cast<EndpointState*>(arg);
+  if (self->closing || self->failed) return;
+  self->error = status;
+  // Inside ucp_worker_progress: no UCP calls that progress or close here. The worker
+  // closes the endpoint and cancels the receive right after progress returns.
+  if (auto w = self->worker.lock()) w->endpoint_failed(self->shared_from_this());
+}
+
+// --- the engine registered with the loop (polling and event policies) --------------------
+
+class Worker::Engine final : public Poller {
+ public:
+  explicit Engine(Worker& w) : w_(w) {}
+  const char* name() const noexcept override {
+    return w_.policy_ == Progress::event ? "ucx-event" : "ucx-polling";
+  }
+  bool has_work() const noexcept override {
+    return w_.policy_ == Progress::event ? w_.woken_ : w_.busy();
+  }
+  bool poll() override {
+    unsigned n = w_.progress();
+    if (n == 0) w_.woken_ = false;
+    return n != 0;
+  }
+  ArmResult try_arm() override {
+    if (w_.policy_ != Progress::event) return ArmResult::cannot_arm;
+    // Drain first: ucp_worker_arm refuses while events are pending, and completions
+    // found here have resumed coroutines the loop must run before it may sleep.
+    if (w_.progress() != 0) {
+      w_.woken_ = true;
+      return ArmResult::busy;
+    }
+    ucs_status_t s = ucp_worker_arm(w_.worker_);
+    if (s == UCS_OK) return ArmResult::armed;
+    w_.woken_ = true;
+    return s == UCS_ERR_BUSY ? ArmResult::busy : ArmResult::cannot_arm;
+  }
+  void disarm() override { w_.woken_ = true; }  // the fd may have fired: look once
+  int wake_fd() const noexcept override { return w_.efd_; }
+  bool arm_at_once() const noexcept override {
+    return w_.policy_ == Progress::event && w_.busy();
+  }
+
+ private:
+  Worker& w_;
+};
+
+// --- the worker ---------------------------------------------------------------------------
+
+std::shared_ptr<Worker> Worker::get(EventLoop& loop, Progress p) {
+  // Per thread: a loop and its UCX worker belong to the thread that runs the loop.
+  thread_local std::map<std::pair<EventLoop*, Progress>, std::weak_ptr<Worker>> workers;
+  auto& slot = workers[{&loop, p}];
+  if (auto w = slot.lock()) return w;
+  auto w = std::make_shared<Worker>(loop, p);
+  slot = w;
+  return w;
+}
+
+Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
+  ucp_config_t* config = nullptr;
+  // UCX_* environment variables (UCX_TLS, UCX_RNDV_THRESH...) apply here.
+  ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
+  if (s != UCS_OK) throw CommError(status_message("ucp_config_read", s));
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  // TAG carries the data; STREAM carries the per-endpoint handshake (tags are
+  // worker-wide, so a hello on a tag could not tell which endpoint sent it).
+  params.features = UCP_FEATURE_TAG | UCP_FEATURE_STREAM;
+  if (p == Progress::event) params.features |= UCP_FEATURE_WAKEUP;
+  params.mt_workers_shared = 0;
+  s = ucp_init(&params, config, &context_);
+  ucp_config_release(config);
+  if (s != UCS_OK) throw CommError(status_message("ucp_init", s));
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+  s = ucp_worker_create(context_, &wp, &worker_);
+  if (s != UCS_OK) {
+    ucp_cleanup(context_);
+    throw CommError(status_message("ucp_worker_create", s));
+  }
+  if (p == Progress::event) {
+    s = ucp_worker_get_efd(worker_, &efd_);
+    if (s != UCS_OK) {
+      ucp_worker_destroy(worker_);
+      ucp_cleanup(context_);
+      throw CommError(status_message("ucp_worker_get_efd (event progress)", s));
+    }
+  }
+  if (p != Progress::cooperative) {
+    engine_ = std::make_unique<Engine>(*this);
+    loop_.add_poller(engine_.get());
+  }
+}
+
+Worker::~Worker() {
+  if (engine_) loop_.remove_poller(engine_.get());
+  // Finish endpoint closes (bounded: a dead peer must not hold the process).
+  uint64_t deadline = EventLoop::now_ns() + 1'000'000'000ull;
+  while (!closing_.empty() && EventLoop::now_ns() < deadline) {
+    ucp_worker_progress(worker_);
+    housekeeping();
+  }
+  for (auto& c : closing_) {
+    ucp_request_cancel(worker_, c.request);
+    ucp_request_free(c.request);
+  }
+  closing_.clear();
+  ucp_worker_destroy(worker_);
+  ucp_cleanup(context_);
+}
+
+void Worker::adopt_close(void* request, std::shared_ptr<EndpointState> state) {
+  if (request == nullptr || UCS_PTR_IS_ERR(request)) return;
+  closing_.push_back({request, std::move(state)});
+}
+
+void Worker::endpoint_failed(std::shared_ptr<EndpointState> state) {
+  failed_.push_back(std::move(state));
+}
+
+void Worker::housekeeping() {
+  while (!failed_.empty()) {
+    auto batch = std::move(failed_);
+    failed_.clear();
+    // What the dead peer sent before it went is in our queues already or on its way
+    // through shared memory: progress until quiet so reads can still match it.
+    for (int i = 0; i < 1000 && ucp_worker_progress(worker_) != 0; ++i) {
+    }
+    for (auto& st : batch) {
+      if (st->closing || st->failed) continue;
+      st->failed = true;
+      if (st->pending_recv) ucp_request_cancel(worker_, st->pending_recv);
+      if (st->ep) {
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        void* r = ucp_ep_close_nbx(st->ep, &p);
+        st->ep = nullptr;
+        adopt_close(r, st);
+      }
+    }
+  }
+  for (size_t i = 0; i < closing_.size();) {
+    if (ucp_request_check_status(closing_[i].request) != UCS_INPROGRESS) {
+      ucp_request_free(closing_[i].request);
+      closing_[i] = std::move(closing_.back());
+      closing_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+namespace {
+// Suspends the waiting coroutine until the request's callback resumes it.
+struct Suspend {
+  Op& op;
+  bool await_ready() const noexcept { return op.done; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { op.waiter = h; }
+  void await_resume() const noexcept {}
+};
+
+struct CancelLink {
+  CancelRegistration reg;
+  CancelHook hook;
+  Op* op;
+  bool fired = false;
+  static void on_cancel(CancelRegistration* r) {
+    auto* self = static_cast<CancelLink*>(r->owner);
+    self->fired = true;
+    if (!self->op->done && self->hook.fn) self->hook.fn(self->hook.arg, self->op->request);
+  }
+};
+}  // namespace
+
+Task<void> Worker::wait(Op& op, CancelToken token, CancelHook hook) {
+  op.loop = &loop_;
+  if (policy_ == Progress::cooperative) {
+    bool cancel_asked = false;
+    while (!op.done) {
+      progress();
+      if (op.done) break;
+      if (!cancel_asked && token.cancelled()) {
+        cancel_asked = true;
+        if (hook.fn) hook.fn(hook.arg, op.request);
+        continue;
+      }
+      co_await loop_.yield();
+    }
+  } else if (!op.done) {
+    CancelLink link{{}, hook, &op};
+    if (token.can_be_cancelled()) {
+      if (token.cancelled()) {
+        if (hook.fn) hook.fn(hook.arg, op.request);
+      } else {
+        link.reg.on_cancel = &CancelLink::on_cancel;
+        link.reg.owner = &link;
+        token.state()->add(&link.reg);
+      }
+    }
+    ++waiting_;
+    co_await Suspend{op};
+    --waiting_;
+    if (token.can_be_cancelled() && !link.fired) token.state()->remove(&link.reg);
+  }
+  ucp_request_free(op.request);
+  op.request = nullptr;
+}
+
+}  // namespace commbench::ucx

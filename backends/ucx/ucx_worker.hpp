@@ -1,0 +1,150 @@
+// One UCP context + worker per event loop and progress policy, shared by the listeners,
+// connectors and comms of that loop, and the three ways of driving its progress.
+//
+// Why per policy as well as per loop: a benchmark interleaves ucx:polling, ucx:event and
+// ucx:cooperative in one process and loop. Were they to share a worker, one policy's
+// engine would progress the others' requests and the figures would be of a mixture.
+//
+//   polling      a Poller registered with the loop calls ucp_worker_progress every turn
+//                while anything waits on the worker (UCX-Py's polling mode); it never
+//                arms, so an idle loop naps with back-off;
+//   event        the worker's event fd sits in the loop's epoll; progress runs only after
+//                the fd fired or ucp_worker_arm said BUSY, and the loop arms and sleeps as
+//                soon as a turn finds nothing to do (UCX-Py's blocking mode);
+//   cooperative  no engine: every waiting coroutine calls ucp_worker_progress itself and
+//                yields between tries (MPI4Dask's `while not req.Test(): await sleep(0)`).
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <coroutine>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/cancel.hpp"
+#include "runtime/event_loop.hpp"
+#include "runtime/poller.hpp"
+#include "runtime/task.hpp"
+
+namespace commbench::ucx {
+
+enum class Progress { polling, event, cooperative };
+// Throws std::invalid_argument naming the accepted policies.
+Progress parse_progress(const std::string& name);
+const char* to_string(Progress p) noexcept;
+
+// "what: UCX status text".
+std::string status_message(const std::string& what, ucs_status_t status);
+
+// One outstanding UCP request as seen by the coroutine waiting for it. It lives in that
+// coroutine's frame and is the request's user_data; the completion callback fills it in
+// and, unless the waiter drives progress itself, resumes the waiter through the loop.
+struct Op {
+  EventLoop* loop = nullptr;
+  void* request = nullptr;
+  ucs_status_t status = UCS_INPROGRESS;
+  size_t length = 0;  // bytes received (receives only)
+  bool done = false;
+  std::coroutine_handle<> waiter;
+
+  void complete(ucs_status_t s) noexcept {
+    status = s;
+    done = true;
+    if (waiter) loop->schedule(std::exchange(waiter, {}));
+  }
+  // UCP callbacks; user_data is the Op.
+  static void on_send(void* request, ucs_status_t status, void* user_data) noexcept;
+  static void on_tag_recv(void* request, ucs_status_t status, const ucp_tag_recv_info_t* info,
+                          void* user_data) noexcept;
+  static void on_stream_recv(void* request, ucs_status_t status, size_t length,
+                             void* user_data) noexcept;
+};
+
+// How a wait asks UCP to give up a request when its CancelToken fires (receives:
+// ucp_request_cancel; sends: close the endpoint, which completes them with an error).
+struct CancelHook {
+  void (*fn)(void* arg, void* request) = nullptr;
+  void* arg = nullptr;
+};
+
+class Worker;
+
+// What an endpoint's error handler needs; kept alive by its comm and, while the endpoint
+// is being closed, by the worker, so a late callback never touches freed memory.
+struct EndpointState : std::enable_shared_from_this<EndpointState> {
+  std::weak_ptr<Worker> worker;
+  ucp_ep_h ep = nullptr;
+  ucs_status_t error = UCS_OK;  // set by the error handler
+  bool failed = false;          // the handler ran; the endpoint has been closed by us
+  bool closing = false;         // we are closing it ourselves: ignore the handler
+  void* pending_recv = nullptr;  // the comm's outstanding receive, cancelled on failure
+
+  static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status) noexcept;
+};
+
+class Worker : public std::enable_shared_from_this<Worker> {
+ public:
+  // The worker of `loop` for policy `p`, created on first use.
+  static std::shared_ptr<Worker> get(EventLoop& loop, Progress p);
+  Worker(EventLoop& loop, Progress p);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  ucp_worker_h handle() const noexcept { return worker_; }
+  EventLoop& loop() const noexcept { return loop_; }
+  Progress policy() const noexcept { return policy_; }
+
+  // ucp_worker_progress, then the housekeeping the callbacks deferred to us.
+  unsigned progress() {
+    unsigned n = ucp_worker_progress(worker_);
+    if (!failed_.empty() || !closing_.empty()) [[unlikely]]
+      housekeeping();
+    return n;
+  }
+
+  // A tag no other connection of this worker receives on (64 bits, never reused).
+  uint64_t new_tag() noexcept { return next_tag_++; }
+
+  // Waits for `op` (whose request UCP returned) under this worker's policy, then frees
+  // the request. When `token` fires, `hook` asks UCP to finish the request early; the
+  // wait still ends only when UCP completes it, so no callback can outlive the frame.
+  Task<void> wait(Op& op, CancelToken token, CancelHook hook);
+
+  // Something that needs background progress while nobody waits (a listener, an
+  // endpoint being closed) registers for that while it lives.
+  void add_user() noexcept { ++users_; }
+  void remove_user() noexcept { --users_; }
+
+  // Hands over an endpoint close request (or nullptr if it finished at once); the
+  // worker completes and frees it and keeps `state` alive until then.
+  void adopt_close(void* request, std::shared_ptr<EndpointState> state);
+  // Called by an endpoint's error handler (inside ucp_worker_progress).
+  void endpoint_failed(std::shared_ptr<EndpointState> state);
+
+ private:
+  class Engine;
+  void housekeeping();
+  bool busy() const noexcept { return waiting_ + users_ + closing_.size() > 0; }
+
+  EventLoop& loop_;
+  Progress policy_;
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  int efd_ = -1;
+  std::unique_ptr<Engine> engine_;
+  uint64_t next_tag_ = 1;
+  size_t waiting_ = 0;  // coroutines suspended on a request (polling/event)
+  size_t users_ = 0;
+  bool woken_ = false;  // event policy: the fd fired or arm said BUSY; progress next turn
+  struct Closing {
+    void* request;
+    std::shared_ptr<EndpointState> state;
+  };
+  std::vector<Closing> closing_;
+  std::vector<std::shared_ptr<EndpointState>> failed_;
+};
+
+}  // namespace commbench::ucx

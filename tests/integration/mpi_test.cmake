@@ -1,0 +1,37 @@
+# commbench_mpi_test(NAME NP [TIMEOUT s] [WILL_FAIL] [PASS_REGEX re] COMMAND cmd args...)
+# Runs `cmd` under this build's launcher (mpirun.openmpi or mpirun.mpich) with NP ranks.
+# Open MPI refuses root and more ranks than cores unless told; both are normal here.
+function(commbench_mpi_test name np)
+  cmake_parse_arguments(T "WILL_FAIL" "TIMEOUT;PASS_REGEX" "COMMAND" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  set(launcher ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np})
+  if(COMMBENCH_MPI_FLAVOR STREQUAL "openmpi")
+    list(APPEND launcher --oversubscribe)
+  endif()
+  add_test(NAME ${name} COMMAND ${launcher} ${T_COMMAND})
+  set(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+          ASAN_OPTIONS=detect_leaks=0)
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}"
+                                          PROCESSORS ${np})
+  if(T_WILL_FAIL)
+    set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
+  endif()
+  if(T_PASS_REGEX)
+    set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+  endif()
+endfunction()
+
+# commbench_error_test(NAME NP REGEX cmd args...): the command must exit non-zero within
+# the timeout and print exactly one "<program>: error" line matching REGEX.
+function(commbench_error_test name np regex)
+  set(launcher ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np})
+  if(COMMBENCH_MPI_FLAVOR STREQUAL "openmpi")
+    list(APPEND launcher --oversubscribe)
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh "${regex}" ${launcher} ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 ENVIRONMENT
+    "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;ASAN_OPTIONS=detect_leaks=0")
+endfunction()
