@@ -52,7 +52,9 @@ Task<std::vector<KeyInfo>> Client::compute(std::vector<TaskSpec> tasks) {
 Task<Value> Client::gather_one(KeyInfo key) {
   const std::string& address = topo_.worker_address(key.worker);
   auto ch = co_await pool_->acquire(address);
-  co_await ch->send(GetData{{key.key}});
+  GetData req;  // built outside co_await: GCC 12 mishandles init-lists there
+  req.keys.push_back(key.key);
+  co_await ch->send(req);
   auto msg = std::make_shared<Message>();
   ControlMessage reply = co_await ch->recv(*msg);
   pool_->release(address, std::move(ch));

@@ -10,6 +10,7 @@
 
 #include "runtime/channel.hpp"
 #include "runtime/topology.hpp"
+#include "runtime/value.hpp"
 
 namespace commbench::app {
 

@@ -116,4 +116,16 @@ class Semaphore {
   std::deque<std::coroutine_handle<>> waiters_;
 };
 
+// Releases one permit when it goes out of scope.
+class SemaphoreGuard {
+ public:
+  explicit SemaphoreGuard(Semaphore& s) : s_(s) {}
+  ~SemaphoreGuard() { s_.release(); }
+  SemaphoreGuard(const SemaphoreGuard&) = delete;
+  SemaphoreGuard& operator=(const SemaphoreGuard&) = delete;
+
+ private:
+  Semaphore& s_;
+};
+
 }  // namespace commbench::app

@@ -113,17 +113,16 @@ StatsReply Worker::take_stats(uint64_t id) {
 
 Task<void> Worker::fetch(std::string key, int holder) {
   co_await fetch_slots_.acquire();
-  struct SlotGuard {
-    Semaphore& s;
-    ~SlotGuard() { s.release(); }
-  } guard{fetch_slots_};
+  SemaphoreGuard guard(fetch_slots_);
   const std::string& address = topo_.worker_address(holder);
   auto msg = std::make_shared<Message>();
   std::string error;
   try {
     uint64_t t0 = EventLoop::now_ns();
     auto ch = co_await pool_->acquire(address);
-    co_await ch->send(GetData{{key}});
+    GetData req;  // built outside co_await: GCC 12 mishandles init-lists there
+    req.keys.push_back(key);
+    co_await ch->send(req);
     ControlMessage reply = co_await ch->recv(*msg);
     uint64_t t1 = EventLoop::now_ns();
     pool_->release(address, std::move(ch));
@@ -150,10 +149,14 @@ Task<void> Worker::fetch(std::string key, int holder) {
   }
   auto waiters = std::move(fetching_[key]);
   fetching_.erase(key);
-  std::string why = "fetching '" + key + "' from worker " + std::to_string(holder) + " (rank " +
-                    std::to_string(topo_.worker_rank(holder)) + ", " + address +
-                    ") failed: " + error;
+  std::string why = fetch_error(key, holder, error);
   for (auto& w : waiters) co_await report(TaskFailed{w->task.key, why});
+}
+
+std::string Worker::fetch_error(const std::string& key, int holder, const std::string& error) const {
+  return "fetching '" + key + "' from worker " + std::to_string(holder) + " (rank " +
+         std::to_string(topo_.worker_rank(holder)) + ", " + topo_.worker_address(holder) +
+         ") failed: " + error;
 }
 
 const Value* Worker::find(const std::string& key) const {

@@ -58,6 +58,7 @@ class Worker {
   Task<void> run_task(std::shared_ptr<Pending> p);
   Task<void> report(const ControlMessage& m);
   const Value* find(const std::string& key) const;
+  std::string fetch_error(const std::string& key, int holder, const std::string& error) const;
 
   EventLoop& loop_;
   const Topology& topo_;

@@ -63,17 +63,19 @@ MemoryAllocator* set_allocator(MemoryKind kind, MemoryAllocator* a) noexcept {
   return old;
 }
 
-void* Storage::reserve(size_t bytes, MemoryKind kind) {
-  if (data_ && capacity_ >= bytes && kind_ == kind) return data_;
+void* Storage::reserve(size_t bytes, MemoryKind kind, MemoryAllocator* from) {
+  MemoryAllocator* a = from ? from : &allocator_for(kind);
+  if (data_ && capacity_ >= bytes && kind_ == kind && alloc_ == a) return data_;
   release();
-  data_ = allocator_for(kind).allocate(bytes);
+  data_ = a->allocate(bytes);
   capacity_ = bytes;
   kind_ = kind;
+  alloc_ = a;
   return data_;
 }
 
 void Storage::release() noexcept {
-  if (data_) allocator_for(kind_).deallocate(data_, capacity_);
+  if (data_) alloc_->deallocate(data_, capacity_);
   data_ = nullptr;
   capacity_ = 0;
 }

@@ -51,8 +51,9 @@ class Storage {
   }
   ~Storage() { release(); }
 
-  // Makes room for `bytes` of `kind`; keeps the block when it is large enough.
-  void* reserve(size_t bytes, MemoryKind kind);
+  // Makes room for `bytes` of `kind`; keeps the block when it is large enough. `from`
+  // overrides the allocator for this block (e.g. pinned host memory for GPU staging).
+  void* reserve(size_t bytes, MemoryKind kind, MemoryAllocator* from = nullptr);
   void release() noexcept;
   size_t capacity() const noexcept { return capacity_; }
   void* data() const noexcept { return data_; }
@@ -62,10 +63,12 @@ class Storage {
     std::swap(data_, o.data_);
     std::swap(capacity_, o.capacity_);
     std::swap(kind_, o.kind_);
+    std::swap(alloc_, o.alloc_);
   }
   void* data_ = nullptr;
   size_t capacity_ = 0;
   MemoryKind kind_ = MemoryKind::host;
+  MemoryAllocator* alloc_ = nullptr;  // the one that made data_
 };
 
 }  // namespace commbench

@@ -87,6 +87,10 @@ class Backend {
   // A listen address for this host that peers on other hosts can reach: e.g.
   // tcp://<host>:0. `host` is an interface address chosen by the caller.
   virtual std::string default_listen_address(const std::string& host) const = 0;
+  // True when the library behind this backend takes CUDA device pointers itself, as
+  // its run-time query reports (a CUDA-aware MPI, UCX with the cuda memory type): the
+  // GPU layer then passes device frames through instead of staging them.
+  virtual bool accepts_device_memory() const { return false; }
 };
 
 }  // namespace commbench

@@ -33,12 +33,19 @@ class Message {
     if (storage_.size() < count) storage_.resize(count);
   }
   Buffer& prepare_frame(size_t i, size_t size, MemoryKind kind) {
-    frames[i] = Buffer{storage_[i].reserve(size, kind), size, kind};
+    MemoryAllocator* from = kind == MemoryKind::host ? host_allocator_ : nullptr;
+    frames[i] = Buffer{storage_[i].reserve(size, kind, from), size, kind};
     return frames[i];
   }
 
+  // Host frames received into this message come from `a` (nullptr = the default host
+  // allocator): the GPU staging layer receives into pinned memory so its host-to-device
+  // copies run asynchronously. `a` must outlive the message's storage.
+  void set_host_allocator(MemoryAllocator* a) noexcept { host_allocator_ = a; }
+
  private:
   std::vector<Storage> storage_;
+  MemoryAllocator* host_allocator_ = nullptr;
 };
 
 }  // namespace commbench

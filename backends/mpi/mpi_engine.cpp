@@ -127,11 +127,11 @@ Engine::~Engine() {
   // requests go to the graveyard so MPI never writes into freed frames unsupervised.
   while (!ops_.empty()) {
     Op* op = ops_.back();
+    MPI_Request r = reqs_.back();
     remove(*op);
-    if (op->req != MPI_REQUEST_NULL) {
-      MPI_Cancel(&op->req);
-      ctx_->bury(op->req, op->recv_channel);
-      op->req = MPI_REQUEST_NULL;
+    if (r != MPI_REQUEST_NULL) {
+      MPI_Cancel(&r);
+      ctx_->bury(r, op->recv_channel);
     }
     op->engine = nullptr;
   }
@@ -142,6 +142,7 @@ void Engine::add(Op& op) {
   op.slot = reqs_.size();
   reqs_.push_back(op.req);
   ops_.push_back(&op);
+  op.req = MPI_REQUEST_NULL;  // while in the set, reqs_[slot] is the live handle
 }
 
 void Engine::remove(Op& op) noexcept {
@@ -156,8 +157,6 @@ void Engine::remove(Op& op) noexcept {
   reqs_.pop_back();
   ops_.pop_back();
   op.slot = Op::npos;
-  // The engine's copy of the request is the live one while the op was in the set.
-  op.req = MPI_REQUEST_NULL;
 }
 
 void Engine::on_cancel(CancelRegistration* r) {
@@ -205,11 +204,9 @@ bool Engine::test_set() {
     op->status = statuses_[static_cast<size_t>(k)];
     if (rc == MPI_SUCCESS) op->status.MPI_ERROR = MPI_SUCCESS;  // only set for ERR_IN_STATUS
     op->slot = Op::npos;
-    if (op->token.can_be_cancelled()) op->token.state()->remove(&op->reg);
-    op->completed();
-    loop_.schedule(op->handle);
+    done_.push_back(op);
   }
-  // Drop the finished entries, keeping the others' slots right.
+  // Drop the finished entries first: completing an op may abandon others in the set.
   size_t w = 0;
   for (size_t i = 0; i < ops_.size(); ++i) {
     if (ops_[i]->slot == Op::npos) continue;
@@ -220,6 +217,12 @@ bool Engine::test_set() {
   }
   ops_.resize(w);
   reqs_.resize(w);
+  for (Op* op : done_) {
+    if (op->token.can_be_cancelled()) op->token.state()->remove(&op->reg);
+    op->completed();
+    loop_.schedule(op->handle);
+  }
+  done_.clear();
   return true;
 }
 

@@ -100,6 +100,7 @@ class Engine final : public Poller {
   std::vector<Op*> ops_;
   std::vector<int> indices_;
   std::vector<MPI_Status> statuses_;
+  std::vector<Op*> done_;
   unsigned tick_ = 0;
 };
 

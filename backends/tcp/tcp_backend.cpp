@@ -184,11 +184,21 @@ class TcpConnector final : public Connector {
       }
       if (err == 0) {
         auto comm = std::make_unique<TcpComm>(loop_, fd.release(), limits_);
-        std::string name = co_await exchange_hello(*comm, comm->local_address(), true, token);
-        (void)name;  // the listener's contact address; the socket peer is authoritative
-        co_return comm;
+        bool shaken = false;
+        try {
+          // The listener's contact address; the socket peer is authoritative.
+          (void)co_await exchange_hello(*comm, comm->local_address(), true, token);
+          shaken = true;
+        } catch (const CommClosedError& e) {
+          // Closed mid-handshake (a listener shedding load or restarting): retry until
+          // the timeout, which then reports this as a ConnectError. A ProtocolError (not
+          // a commbench peer) is not transient and propagates at once.
+          last = std::string("closed during handshake: ") + e.what();
+        }
+        if (shaken) co_return comm;
+      } else {
+        last = errno_message("connect", err);
       }
-      last = errno_message("connect", err);
       co_await loop_.sleep_for(backoff, token);
       backoff = std::min<std::chrono::milliseconds>(backoff * 2, 500ms);
     }

@@ -4,6 +4,7 @@
 
 #include "comm/address.hpp"
 #include "comm/errors.hpp"
+#include "gpu/cuda_support.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/timeout.hpp"
 #include "tcp/socket_util.hpp"
@@ -264,6 +265,11 @@ class UcxBackend final : public Backend {
   }
   std::string default_listen_address(const std::string& host) const override {
     return "ucx://" + format_host_port(host, 0);
+  }
+  // Device frames are never packed (ucx_comm.cpp's frame_packed), so a CUDA-enabled UCX
+  // gets the device pointers themselves.
+  bool accepts_device_memory() const override {
+    return gpu::ucx_reports_cuda_support(worker_->context());
   }
 
   static constexpr const char* kDefaultProgress = "polling";

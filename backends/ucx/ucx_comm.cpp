@@ -186,15 +186,15 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
 
 Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token) {
   Op op;
-  ucp_tag_recv_info_t info{};
   ucp_request_param_t p;
+  // NO_IMM_CMPL: UCX 1.13 completes a receive that finds its message already queued
+  // without filling recv_info (length 0), so every receive reports through the callback,
+  // which then runs inside ucp_tag_recv_nbx and costs no suspension.
   p.op_attr_mask =
-      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_RECV_INFO;
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   p.cb.recv = &Op::on_tag_recv;
   p.user_data = &op;
-  p.recv_info.tag_info = &info;
   void* r = ucp_tag_recv_nbx(worker_->handle(), data, capacity, recv_tag_, ~uint64_t{0}, &p);
-  if (r == nullptr) co_return info.length;  // it was already here
   if (UCS_PTR_IS_ERR(r)) {
     if (UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED) {
       abort();
@@ -203,11 +203,15 @@ Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token) {
     throw CommClosedError(status_message("ucx receive", UCS_PTR_STATUS(r)));
   }
   op.request = r;
-  // Nothing more comes from a failed or closed connection: only what is queued counts.
-  if (ep_->failed || closed_) ucp_request_cancel(worker_->handle(), r);
-  ep_->pending_recv = r;
-  co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_receive, this});
-  ep_->pending_recv = nullptr;
+  if (op.done) {  // it was already here
+    ucp_request_free(r);
+  } else {
+    // Nothing more comes from a failed or closed connection: only what is queued counts.
+    if (ep_->failed || closed_) ucp_request_cancel(worker_->handle(), r);
+    ep_->pending_recv = r;
+    co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_receive, this});
+    ep_->pending_recv = nullptr;
+  }
   if (op.status == UCS_OK) co_return op.length;
   if (op.status == UCS_ERR_CANCELED && token.cancelled()) {
     abort();  // part of a message may have been consumed

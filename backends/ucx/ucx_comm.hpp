@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "comm/comm.hpp"
+#include "comm/frame_header.hpp"
 #include "runtime/async_mutex.hpp"
 #include "ucx/ucx_worker.hpp"
 

@@ -96,6 +96,7 @@ class Worker : public std::enable_shared_from_this<Worker> {
   ucp_worker_h handle() const noexcept { return worker_; }
   EventLoop& loop() const noexcept { return loop_; }
   Progress policy() const noexcept { return policy_; }
+  ucp_context_h context() const noexcept { return context_; }
 
   // ucp_worker_progress, then the housekeeping the callbacks deferred to us.
   unsigned progress() {

@@ -28,6 +28,8 @@ class Driver {
   virtual std::string backend() const = 0;   // CSV "backend" (tcp, raw-tcp, ...)
   virtual std::string progress() const = 0;  // CSV "progress"
   virtual std::string wire() const { return ""; }
+  // CSV "gpu_path": how device buffers cross (none = host memory or a host-only driver).
+  virtual std::string gpu_path() const { return "none"; }
 
   // Collective between ranks 0 and 1: connect.
   virtual void connect() = 0;

@@ -8,6 +8,8 @@
 namespace commbench {
 
 std::unique_ptr<Driver> make_raw_tcp_driver(DriverEnv& env);
+std::unique_ptr<Driver> make_raw_ucx_driver(DriverEnv& env);
+std::unique_ptr<Driver> make_raw_mpi_driver(DriverEnv& env);
 
 namespace {
 struct RawDriver {
@@ -16,6 +18,8 @@ struct RawDriver {
 };
 const RawDriver kRawDrivers[] = {
     {"raw-tcp", &make_raw_tcp_driver},
+    {"raw-ucx", &make_raw_ucx_driver},
+    {"raw-mpi", &make_raw_mpi_driver},
 };
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "harness/bench_options.hpp"
 
+#include <unistd.h>
+
 #include <stdexcept>
 
 #include "comm/buffer.hpp"
@@ -71,10 +73,23 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
   app.add_option("--timeout", o.run_timeout_s,
                  "Abort the whole run after this many seconds (0 = no limit)")
       ->capture_default_str();
+  app.add_option("--read-timeout", o.read_timeout_s,
+                 "Fail when a coroutine backend receives nothing for this many seconds (a "
+                 "stalled or dead peer), instead of waiting forever (0 = never)")
+      ->capture_default_str();
   app.add_option("--memory", o.memory, "Memory kind of both buffers: host | cuda")
       ->capture_default_str();
   app.add_option("--send-memory", o.send_memory, "Memory kind of the sending buffer");
   app.add_option("--recv-memory", o.recv_memory, "Memory kind of the receiving buffer");
+  app.add_option("--gpu-path", o.gpu_path,
+                 "How device memory crosses a coroutine backend: auto (pass-through when "
+                 "the library reports CUDA support at run time, else staged) | pass-through "
+                 "| staged (pipelined copies through pinned host buffers)")
+      ->capture_default_str();
+  app.add_option("--gpu-chunk", o.gpu_chunk,
+                 "Chunk of the staged pipeline (device frames up to this size travel in one "
+                 "piece)")
+      ->capture_default_str();
   app.add_option("--max-frame", o.max_frame, "Largest frame a peer may send us (default 8G)");
   app.add_option("--inject-delay", o.delay,
                  "Testing aid: sleep this many microseconds (e.g. 5) inside every coroutine "
@@ -93,6 +108,29 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
   return out;
 }
+
+// A size that cannot work is refused here, before MPI starts or anything is allocated:
+// a coroutine backend's peer refuses frames above --max-frame, and every rank holds a
+// send buffer and receive storage of the largest size.
+void check_fits(const BenchOptions& o) {
+  size_t largest = o.sizes.back();
+  bool coroutine = false;
+  for (const auto& s : o.specs) coroutine = coroutine || s.name.rfind("raw-", 0) != 0;
+  uint64_t max_frame = o.backend_options.limits.max_frame_bytes;
+  if (coroutine && largest > max_frame)
+    throw std::invalid_argument("--max-size " + format_size(largest) +
+                                " exceeds the largest frame a peer accepts (--max-frame " +
+                                format_size(max_frame) + ")");
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) {
+    uint64_t phys = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+    if (largest > phys / 2)
+      throw std::invalid_argument("--max-size " + format_size(largest) +
+                                  " needs two buffers of that size per rank; this host has " +
+                                  std::to_string(phys >> 20) + " MiB of memory");
+  }
+}
+
 }  // namespace
 
 void resolve_bench_options(BenchOptions& o) {
@@ -120,12 +158,16 @@ void resolve_bench_options(BenchOptions& o) {
   if (o.window == 0) throw std::invalid_argument("--window must be >= 1");
   if (o.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
   if (o.run_timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
+  if (o.read_timeout_s < 0) throw std::invalid_argument("--read-timeout must be >= 0");
   parse_memory_kind(o.memory);
   if (o.send_memory.empty()) o.send_memory = o.memory;
   if (o.recv_memory.empty()) o.recv_memory = o.memory;
   parse_memory_kind(o.send_memory);
   parse_memory_kind(o.recv_memory);
+  o.gpu_chunk_bytes = parse_size(o.gpu_chunk);
+  if (o.gpu_chunk_bytes == 0) throw std::invalid_argument("--gpu-chunk must be > 0");
   if (!o.max_frame.empty()) o.backend_options.limits.max_frame_bytes = parse_size(o.max_frame);
+  check_fits(o);
   if (!o.delay.empty()) {
     size_t pos = 0;
     double us = std::stod(o.delay, &pos);

@@ -38,8 +38,11 @@ struct BenchOptions {
   std::string interface;
   double connect_timeout_s = 30;
   double run_timeout_s = 0;  // 0 = no limit
+  double read_timeout_s = 60;  // a comm read waiting longer than this fails; 0 = never
   std::string memory = "host";
   std::string send_memory, recv_memory;
+  std::string gpu_path = "auto";  // auto | pass-through | staged (device memory only)
+  std::string gpu_chunk = "1M";   // staging pipeline chunk
   std::string max_frame;
   std::string delay;  // injected per-message delay in the coroutine driver (regression tests)
 
@@ -48,6 +51,7 @@ struct BenchOptions {
   std::vector<size_t> sizes;
   size_t large_bytes = 0;
   size_t delay_ns = 0;
+  size_t gpu_chunk_bytes = 0;
   BackendOptions backend_options;
 };
 

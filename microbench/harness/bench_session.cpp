@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "comm/buffer.hpp"
+#include "gpu/gpu_path.hpp"
 #include "harness/interface.hpp"
 #include "harness/metadata.hpp"
 #include "harness/sizes.hpp"
@@ -63,9 +64,13 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   if (boot_->size() < 2)
     boot_->fail_all("needs 2 ranks (got " + std::to_string(boot_->size()) +
                     "); run it as: mpirun -np 2 " + program + " ...");
-  if (parse_memory_kind(opts_.send_memory) != MemoryKind::host ||
-      parse_memory_kind(opts_.recv_memory) != MemoryKind::host)
-    boot_->fail_all("CUDA memory is not supported by this build yet (use --memory host)");
+  bool device_memory = parse_memory_kind(opts_.send_memory) != MemoryKind::host ||
+                       parse_memory_kind(opts_.recv_memory) != MemoryKind::host;
+  if (device_memory) {
+    // Every rank asks; a rank without a device fails the job with its own reason.
+    std::string why;
+    if (!gpu::device_ops(&why)) boot_->fail_here("--memory cuda: " + why, 2);
+  }
 
   std::string host;
   try {
@@ -79,6 +84,11 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   } catch (const std::exception& e) {
     boot_->fail_all(e.what());
   }
+  if (device_memory)
+    for (const auto& d : drivers_)
+      if (d->gpu_path() == "none")
+        boot_->fail_all(d->backend() + " moves host memory only; drop it from --backend " +
+                        "for --memory cuda (raw baselines have no device path)");
   run_id_ = make_run_id(*boot_);
   if (boot_->rank() == 0 && !opts_.csv.empty()) {
     try {
@@ -167,6 +177,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
           .set("mpi", Bootstrap::mpi_flavor())
           .set("memory_send", opts_.send_memory)
           .set("memory_recv", opts_.recv_memory)
+          .set("gpu_path", drv.gpu_path())
           .set("ranks", boot_->size())
           .set("size_bytes", size)
           .set("iterations", iters_for(size))
@@ -195,6 +206,8 @@ int BenchSession::finish() {
       .add("reps", static_cast<long long>(opts_.reps))
       .add("window", static_cast<long long>(opts_.window))
       .add("validate", static_cast<long long>(opts_.validate))
+      .add("gpu_path_requested", opts_.gpu_path)
+      .add("gpu_chunk_bytes", static_cast<long long>(opts_.gpu_chunk_bytes))
       .add("listen_host", env_->host)
       .add("spin_budget_ns", static_cast<long long>(loop_.options().spin_budget.count()));
   JsonObject meta = collect_metadata(*boot_, argv_, run_id_, settings);

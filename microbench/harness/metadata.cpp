@@ -1,5 +1,7 @@
 #include "harness/metadata.hpp"
 
+#include "gpu/gpu_path.hpp"
+
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
@@ -68,6 +70,7 @@ JsonObject collect_metadata(const Bootstrap& boot, const std::vector<std::string
 #else
       .add("cuda", "not built")
 #endif
+      .add("gpu", gpu::describe_gpu())
       .add("commbench", COMMBENCH_VERSION);
   JsonObject meta;
   meta.add("run_id", run_id)

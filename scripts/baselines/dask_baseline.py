@@ -24,13 +24,14 @@ import time
 
 import _common  # noqa: F401  (sets the import path)
 from cbresults import schema
+from cbresults.sizes import SPARSE_LATENCY_SIZES
 
 PROFILES = {
     "tiny": {"sizes": [1, 8, 64, 512, 4096], "iters": 300, "ts": (2048, 512),
              "rows": 100_000, "runs": 3},
-    "quick": {"sizes": [1 << i for i in range(0, 20, 2)], "iters": 500, "ts": (8192, 2048),
+    "quick": {"sizes": SPARSE_LATENCY_SIZES, "iters": 500, "ts": (8192, 2048),
               "rows": 1_000_000, "runs": 3},
-    "full": {"sizes": [1 << i for i in range(0, 20)], "iters": 2000, "ts": (16384, 4096),
+    "full": {"sizes": [1 << i for i in range(0, 21)], "iters": 2000, "ts": (16384, 4096),
              "rows": 4_000_000, "runs": 5},
 }
 

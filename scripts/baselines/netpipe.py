@@ -50,10 +50,16 @@ def to_rows(points, backend, run_id, mpi="", power_of_two_only=True):
     return rows
 
 
-def run_nptcp(upper, host, timeout, workdir):
+def np_args(upper, repeats):
+    # -p 0: no perturbed sizes; -n: a fixed repeat count (NetPIPE otherwise sizes its trials
+    # from the previous size's time, which a loaded machine throws off for minutes)
+    return ["-p", "0", "-l", "1", "-u", str(upper)] + (["-n", str(repeats)] if repeats else [])
+
+
+def run_nptcp(upper, host, timeout, workdir, repeats=None):
     rx_out = os.path.join(workdir, "rx.out")
     tx_out = os.path.join(workdir, "np.out")
-    args = ["-p", "0", "-l", "1", "-u", str(upper)]
+    args = np_args(upper, repeats)
     rx = subprocess.Popen(["NPtcp"] + args + ["-o", rx_out], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, start_new_session=True)
     cmd = ["NPtcp", "-h", host] + args + ["-o", tx_out]
@@ -79,11 +85,11 @@ def run_nptcp(upper, host, timeout, workdir):
         rx.wait()
 
 
-def run_npmpi(flavor, upper, timeout, workdir, hostfile=None):
+def run_npmpi(flavor, upper, timeout, workdir, hostfile=None, repeats=None):
     exe = NPMPI[flavor][0]
     out = os.path.join(workdir, "np-%s.out" % flavor)
     cmd = mpirun_prefix(flavor, 2, hostfile, 1 if hostfile else None) + [
-        exe, "-p", "0", "-l", "1", "-u", str(upper), "-o", out]
+        exe] + np_args(upper, repeats) + ["-o", out]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                            env=mpi_env(flavor), cwd=workdir)
@@ -100,9 +106,11 @@ def main(argv=None):
     ap.add_argument("--csv", required=True, help="output CSV (a .json sidecar goes beside it)")
     ap.add_argument("--tool", choices=["tcp", "mpi"], default="tcp")
     ap.add_argument("--mpi", choices=sorted(NPMPI), default="openmpi", help="for --tool mpi")
-    ap.add_argument("--upper", default=str(512 * 1024), help="largest size in bytes")
+    ap.add_argument("--upper", default=str(1 << 20), help="largest size in bytes")
     ap.add_argument("--host", default="127.0.0.1", help="NPtcp: address of the receiver")
     ap.add_argument("--hostfile", help="NPmpi: hostfile (one rank per node)")
+    ap.add_argument("--repeats", type=int,
+                    help="fixed round trips per trial (NetPIPE's -n; default: its own choice)")
     ap.add_argument("--timeout", type=float, default=300)
     a = ap.parse_args(argv)
     exe, pkg = ("NPtcp", "netpipe-tcp") if a.tool == "tcp" else NPMPI[a.mpi]
@@ -112,10 +120,10 @@ def main(argv=None):
     run_id = schema.new_run_id()
     with tempfile.TemporaryDirectory() as work:
         if a.tool == "tcp":
-            points, cmd = run_nptcp(int(a.upper), a.host, a.timeout, work)
+            points, cmd = run_nptcp(int(a.upper), a.host, a.timeout, work, a.repeats)
             rows = to_rows(points or [], "NPtcp", run_id)
         else:
-            points, cmd = run_npmpi(a.mpi, int(a.upper), a.timeout, work, a.hostfile)
+            points, cmd = run_npmpi(a.mpi, int(a.upper), a.timeout, work, a.hostfile, a.repeats)
             rows = to_rows(points or [], "NPmpi", run_id, mpi=a.mpi)
     if not rows:
         print("%s: no result (command: %s)" % (exe, " ".join(cmd)), file=sys.stderr)

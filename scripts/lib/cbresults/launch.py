@@ -19,10 +19,49 @@ def mpi_env(flavor):
     return env
 
 
+_converted = {}
+
+
+def hostfile_for(flavor, path):
+    """The hostfile in the launcher's own format. Accepts lines `host`, `host slots=N`
+    (Open MPI) or `host:N` (MPICH's Hydra); `#` comments. Converted copies are cached."""
+    key = (flavor, path)
+    if key in _converted:
+        return _converted[key]
+    hosts = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            name, slots = line.split()[0], None
+            if ":" in name:
+                name, slots = name.split(":", 1)
+            for word in line.split()[1:]:
+                if word.startswith("slots="):
+                    slots = word.split("=", 1)[1]
+            hosts.append((name, slots))
+    import tempfile
+    fd, out = tempfile.mkstemp(prefix="commbench-hosts-%s-" % flavor, text=True)
+    with os.fdopen(fd, "w") as f:
+        for name, slots in hosts:
+            if flavor == "openmpi":
+                f.write("%s%s\n" % (name, " slots=%s" % slots if slots else ""))
+            else:
+                f.write("%s%s\n" % (name, ":%s" % slots if slots else ""))
+    _converted[key] = out
+    if len(_converted) == 1:
+        import atexit
+        atexit.register(lambda: [os.remove(p) for p in _converted.values() if os.path.exists(p)])
+    return out
+
+
 def mpirun_prefix(flavor, nprocs, hostfile=None, per_node=None, launcher=None):
     """The launcher words for `nprocs` ranks. per_node=1 spreads ranks one per host (the
     ping-pong layout on a cluster)."""
     exe = launcher or LAUNCHERS[flavor]
+    if hostfile:
+        hostfile = hostfile_for(flavor, hostfile)
     cmd = [exe]
     if flavor == "openmpi":
         cmd += ["--oversubscribe"]
@@ -44,26 +83,43 @@ def have_launcher(flavor):
 
 
 def run(cmd, env=None, timeout=None, log=None):
-    """Runs cmd; returns (returncode, combined output). A run past `timeout` seconds is
-    killed (process group) and reported as returncode 124, never left hanging."""
+    """Runs cmd; returns (returncode, combined output). The output is appended to `log`
+    line by line as it comes (so a long run can be followed with tail -f). A run past
+    `timeout` seconds is killed (its whole process group) and reported as returncode 124,
+    never left hanging."""
+    import threading
     start = time.time()
+    logf = open(log, "a") if log else None
+    if logf:
+        logf.write("$ %s\n" % " ".join(cmd))
+        logf.flush()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                         text=True, start_new_session=True)
+                         text=True, errors="replace", start_new_session=True)
+    chunks = []
+
+    def pump():
+        for line in p.stdout:
+            chunks.append(line)
+            if logf:
+                logf.write(line)
+                logf.flush()
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
     try:
-        out, _ = p.communicate(timeout=timeout)
-        rc = p.returncode
+        rc = p.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         try:
             os.killpg(p.pid, 9)
         except ProcessLookupError:
             pass
-        out, _ = p.communicate()
-        out = (out or "") + "\n[killed after %.0f s time limit]\n" % (time.time() - start)
+        p.wait()
+        chunks.append("\n[killed after %.0f s time limit]\n" % (time.time() - start))
         rc = 124
-    if log:
-        with open(log, "a") as f:
-            f.write("$ %s\n%s\n[exit %d after %.1f s]\n\n" % (" ".join(cmd), out, rc,
-                                                            time.time() - start))
+    reader.join(10)
+    out = "".join(chunks)
+    if logf:
+        logf.write("[exit %d after %.1f s]\n\n" % (rc, time.time() - start))
+        logf.close()
     return rc, out
 
 

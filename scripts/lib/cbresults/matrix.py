@@ -11,7 +11,7 @@ from .launch import mpirun_prefix
 # Per profile: size sweeps and iteration counts (CLI of microbench/harness/bench_options.cpp).
 PROFILES = {
     "tiny": {  # scripts/regress: seconds per invocation
-        "pingpong": ["-b", "1", "-e", "4K", "-f", "8", "--iters", "2000", "--warmup", "200",
+        "pingpong": ["-b", "1", "-e", "4K", "-f", "16", "--iters", "1000", "--warmup", "100",
                      "--reps", "10"],
         "bandwidth": None,
         "workers": [2],
@@ -20,7 +20,7 @@ PROFILES = {
         "merge": {"rows": 100000},
     },
     "quick": {
-        "pingpong": ["-b", "1", "-e", "512K", "-f", "2", "--iters", "1000", "--iters-large",
+        "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "1000", "--iters-large",
                      "200", "--warmup", "100", "--warmup-large", "20", "--reps", "5"],
         "bandwidth": ["-b", "1M", "-e", "16M", "-f", "4", "--iters", "5", "--iters-large", "5",
                       "--warmup", "1", "--warmup-large", "1", "--reps", "5", "--window", "64"],
@@ -30,7 +30,7 @@ PROFILES = {
         "merge": {"rows": 1000000},
     },
     "full": {  # the paper's sizes where a 24 GiB machine allows
-        "pingpong": ["-b", "1", "-e", "512K", "-f", "2", "--iters", "10000", "--iters-large",
+        "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "10000", "--iters-large",
                      "1000", "--reps", "10"],
         "bandwidth": ["-b", "1M", "-e", "128M", "-f", "2", "--iters", "20", "--iters-large",
                       "20", "--warmup", "2", "--warmup-large", "2", "--reps", "5",
@@ -116,7 +116,9 @@ def micro_runs(flavor, build, fams, profile, csvdir, hostfile=None, interface=No
             cmd += ["--csv", csv, "--timeout", "900"]
             if interface:
                 cmd += ["--interface", interface]
-            weight = len(backends) * nsizes * (1.0 if bench == "pingpong" else 3.0)
+            # rough seconds, only for the ETA
+            scale = 10.0 if profile == "full" else 1.0
+            weight = len(backends) * nsizes * scale * (0.1 if bench == "pingpong" else 2.0)
             runs.append(Run("%s %s [%s] (%s)" % (bench, group, ",".join(backends), flavor),
                             cmd, csv, flavor, weight, bench, timeout=960))
     return runs
@@ -165,9 +167,10 @@ def _option(help_text, semantic):
 
 
 def ranks_for(layout, workers):
-    # dask layout: rank 0 scheduler, rank 1 client, the rest workers (dask-mpi's layout);
-    # compact: every rank is a worker and rank 0 also drives the graph.
-    return workers + 2 if layout == "dask" else workers
+    # appbench's layouts (app_session.cpp): dask = rank 0 scheduler, rank 1 client, workers
+    # on ranks >= 2 (dask-mpi's); compact = scheduler and client share rank 0, workers on
+    # ranks >= 1.
+    return workers + 2 if layout == "dask" else workers + 1
 
 
 def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, hostfile=None,
@@ -214,5 +217,6 @@ def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, hostfile=No
                         cmd += ["--interface", interface]
                     runs.append(Run("%s %s:%s layout=%s workers=%d (%s)" % (
                         app, name, pol, layout, w, flavor), cmd, csv, flavor,
-                        weight=30.0 * prof["app_runs"], kind=app, timeout=900))
+                        weight=(20.0 if profile == "full" else 3.0) * prof["app_runs"] * w,
+                        kind=app, timeout=900))
     return runs

@@ -27,3 +27,8 @@ def band(size):
 
 
 BANDS = ("1B-4KiB", "8KiB-512KiB", ">=1MiB")
+
+
+# Few-point sweep for the slower external tools in the quick profile: covers both latency
+# bands and hits the anchor sizes of BRIEF section 2 (8 B, 1 KiB, 4 KiB, 64 KiB, 1 MiB).
+SPARSE_LATENCY_SIZES = [1, 8, 64, 512, 1024, 4096, 16384, 65536, 262144, 524288, 1048576]

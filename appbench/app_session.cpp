@@ -1,0 +1,356 @@
+#include "app_session.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "comm/errors.hpp"
+#include "comm/registry.hpp"
+#include "harness/interface.hpp"
+#include "harness/json.hpp"
+#include "harness/metadata.hpp"
+#include "harness/result_schema.hpp"
+#include "runtime/scheduler.hpp"
+#include "runtime/spawn.hpp"
+#include "runtime/worker.hpp"
+
+namespace commbench::app {
+
+namespace {
+
+// Before MPI is up only the launcher's environment tells us our rank: only rank 0
+// prints an option error (every rank exits alike).
+bool launcher_rank_is_zero() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* r = std::getenv(v)) return std::atoi(r) == 0;
+  return true;
+}
+
+const char* g_program = "appbench";
+unsigned g_timeout_s = 0;
+
+void on_alarm(int) {
+  char buf[200];
+  int n = std::snprintf(buf, sizeof buf, "%s: error: run exceeded --timeout of %u s\n", g_program,
+                        g_timeout_s);
+  if (n > 0) (void)!::write(2, buf, static_cast<size_t>(n));
+  std::_Exit(3);
+}
+
+uint64_t parse_u64(const std::string& s, const std::string& what) {
+  size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(s, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  if (pos != s.size() || s.empty()) throw std::invalid_argument("bad " + what + " '" + s + "'");
+  return v;
+}
+
+}  // namespace
+
+AppSession::AppSession(int argc, char** argv, const std::string& program,
+                       const std::string& description,
+                       const std::function<void(CLI::App&, AppOptions&)>& add_options,
+                       const std::function<void(AppOptions&)>& resolve)
+    : program_(program) {
+  argv_.assign(argv, argv + argc);
+  CLI::App app{description, program};
+  app.add_option("--backend", opts_.backend,
+                 "Backend that carries all traffic (control and data): tcp, mpi, ucx, ... "
+                 "(name[:progress] also accepted)")
+      ->capture_default_str();
+  app.add_option("--progress", opts_.progress,
+                 "Progress policy of the backend (tcp: epoll; mpi: cooperative|batched|blocking; "
+                 "ucx: polling|event|cooperative); default: the backend's");
+  app.add_option("--backend-opt", opts_.backend_opts, "KEY=VALUE passed to the backend");
+  app.add_option("--layout", opts_.layout,
+                 "Roles by rank: compact = scheduler+client on rank 0, workers on ranks >= 1; "
+                 "dask = rank 0 scheduler, rank 1 client, workers on ranks >= 2 (dask-mpi)")
+      ->capture_default_str();
+  app.add_option("--runs", opts_.runs, "Timed repetitions (one CSV row each)")->capture_default_str();
+  app.add_option("--warmup", opts_.warmup, "Untimed repetitions before them (open connections, "
+                                           "warm the memory pool)")
+      ->capture_default_str();
+  app.add_option("--csv", opts_.csv, "Write one tidy CSV row per repetition here (+ .json sidecar)");
+  app.add_option("--transfer-log", opts_.transfer_log,
+                 "Write every worker-to-worker transfer (run, from, to, key, bytes, start, "
+                 "seconds) to this CSV file");
+  app.add_option("--interface", opts_.interface,
+                 "Network interface name or IP address to listen on (default: first "
+                 "non-loopback interface that is up, else 127.0.0.1)");
+  app.add_option("--connect-timeout", opts_.connect_timeout_s,
+                 "Seconds to wait for a connection or for all workers to register")
+      ->capture_default_str();
+  app.add_option("--timeout", opts_.timeout_s,
+                 "Abort the whole run after this many seconds (0 = no limit)")
+      ->capture_default_str();
+  app.add_option("--fetch-concurrency", opts_.fetch_concurrency,
+                 "Dependency fetches in flight per worker, each on its own pooled connection")
+      ->capture_default_str();
+  app.add_option("--slice-us", opts_.slice_us,
+                 "A task hands the event loop back after this many microseconds of work, so "
+                 "transfers keep moving while it computes")
+      ->capture_default_str();
+  app.add_option("--test-kill-worker", opts_.test_kill,
+                 "Testing aid WORKER:TASK: worker WORKER (0-based) exits like a crash when it "
+                 "receives its TASK-th task; the client must fail naming it");
+  add_options(app, opts_);
+  try {
+    app.parse(argc, argv);
+    if (opts_.runs == 0) throw std::invalid_argument("--runs must be >= 1");
+    if (opts_.fetch_concurrency == 0) throw std::invalid_argument("--fetch-concurrency must be >= 1");
+    if (opts_.slice_us <= 0) throw std::invalid_argument("--slice-us must be > 0");
+    if (opts_.timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
+    if (opts_.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
+    topo_.layout = parse_layout(opts_.layout);
+    if (auto c = opts_.backend.find(':'); c != std::string::npos) {
+      if (opts_.progress.empty()) opts_.progress = opts_.backend.substr(c + 1);
+      opts_.backend.resize(c);
+    }
+    for (const auto& kv : opts_.backend_opts)
+      if (kv.find('=') == std::string::npos || kv[0] == '=')
+        throw std::invalid_argument("--backend-opt expects KEY=VALUE, got '" + kv + "'");
+    if (!opts_.test_kill.empty()) {
+      auto c = opts_.test_kill.find(':');
+      if (c == std::string::npos) throw std::invalid_argument("--test-kill-worker expects WORKER:TASK");
+      parse_u64(opts_.test_kill.substr(0, c), "--test-kill-worker worker");
+      if (parse_u64(opts_.test_kill.substr(c + 1), "--test-kill-worker task") == 0)
+        throw std::invalid_argument("--test-kill-worker task counts from 1");
+    }
+    resolve(opts_);
+  } catch (const CLI::CallForHelp& e) {
+    std::exit(launcher_rank_is_zero() ? app.exit(e) : 0);
+  } catch (const CLI::ParseError& e) {
+    if (launcher_rank_is_zero()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    std::exit(2);
+  } catch (const std::exception& e) {
+    if (launcher_rank_is_zero()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    std::exit(2);
+  }
+
+  boot_ = std::make_unique<Bootstrap>(argc, argv, program);
+  g_program = boot_->program().c_str();
+  if (opts_.timeout_s > 0) {
+    g_timeout_s = static_cast<unsigned>(opts_.timeout_s + 0.999);
+    std::signal(SIGALRM, on_alarm);
+    alarm(g_timeout_s);
+  }
+  topo_.ranks = boot_->size();
+  topo_.rank = boot_->rank();
+  if (topo_.ranks < min_ranks(topo_.layout))
+    boot_->fail_all("--layout " + opts_.layout + " needs at least " +
+                    std::to_string(min_ranks(topo_.layout)) + " ranks (scheduler, client, >= 1 "
+                    "worker); got " + std::to_string(topo_.ranks) + ": run it as mpirun -np " +
+                    std::to_string(min_ranks(topo_.layout) + 1) + " " + program + " ...");
+  install_pooled_host_allocator();
+  BackendOptions bo;
+  bo.progress = opts_.progress;
+  for (const auto& kv : opts_.backend_opts) {
+    auto eq = kv.find('=');
+    bo.extra[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  try {
+    host_ = listen_host(opts_.interface);
+    backend_ = registry().create(opts_.backend, loop_, bo);
+  } catch (const std::exception& e) {
+    boot_->fail_all(e.what());
+  }
+  run_id_ = make_run_id(*boot_);
+  if (topo_.is_client() && !opts_.csv.empty()) {
+    try {
+      csv_ = std::make_unique<CsvWriter>(opts_.csv);
+    } catch (const std::exception& e) {
+      boot_->fail_here(e.what());
+    }
+  }
+  if (topo_.is_client() && !opts_.transfer_log.empty()) {
+    transfer_log_ = std::fopen(opts_.transfer_log.c_str(), "w");
+    if (!transfer_log_) boot_->fail_here("cannot write " + opts_.transfer_log);
+    std::fprintf(transfer_log_, "run,from_worker,to_worker,key,bytes,start_s,seconds,MBps\n");
+  }
+}
+
+AppSession::~AppSession() {
+  if (transfer_log_) std::fclose(transfer_log_);
+}
+
+void AppSession::note(const std::string& line) {
+  if (!topo_.is_client()) return;
+  std::printf("# %s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
+  auto ch = std::make_unique<Channel>(loop_, std::move(comm));
+  Message in;
+  Hello hello;
+  try {
+    hello = expect<Hello>(co_await ch->recv(in), "first message on a connection");
+  } catch (const std::exception&) {
+    co_return;  // not one of ours, or it left at once
+  }
+  if (topo_.is_scheduler() && (hello.role == Role::worker || hello.role == Role::client)) {
+    co_await scheduler_->serve(std::move(ch), hello);
+  } else if (worker_ && (hello.role == Role::peer || hello.role == Role::client)) {
+    co_await worker_->serve_data(std::move(ch), hello);
+  }
+}
+
+void AppSession::print_header() {
+  if (!topo_.is_client()) return;
+  std::printf("# %s  run %s  mpi %s  backend %s  progress %s  layout %s  ranks %d  workers %d\n",
+              program_.c_str(), run_id_.c_str(), Bootstrap::mpi_flavor().c_str(),
+              opts_.backend.c_str(), backend_->progress().c_str(), to_string(topo_.layout),
+              topo_.ranks, topo_.workers());
+  if (!description_line.empty()) std::printf("# %s\n", description_line.c_str());
+  const char* tput = rows_throughput ? "Mrows/s" : "MB/s";
+  std::printf("%5s %10s %10s %10s %10s %10s %10s %10s %8s\n", "#run", "wall", "comm", "comm_max",
+              "moved", tput, "sched_cpu", "client_cpu", "wrong");
+  std::printf("%5s %10s %10s %10s %10s %10s %10s %10s %8s\n", "#", "s", "s", "s", "MB", "", "ms",
+              "ms", "");
+  std::fflush(stdout);
+}
+
+int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
+  // Every rank listens; the addresses travel through the bootstrap, nothing else does.
+  try {
+    listener_ = backend_->make_listener(backend_->default_listen_address(host_));
+    loop_.run(listener_->start([this](std::unique_ptr<Comm> c) { return handle(std::move(c)); }));
+  } catch (const std::exception& e) {
+    boot_->fail_here(std::string("cannot listen: ") + e.what());
+  }
+  topo_.addresses = boot_->allgather(listener_->contact_address());
+  auto timeout = std::chrono::nanoseconds(static_cast<long long>(opts_.connect_timeout_s * 1e9));
+  if (topo_.is_scheduler()) scheduler_ = std::make_unique<Scheduler>(loop_, topo_);
+  if (topo_.is_worker()) {
+    WorkerOptions wo;
+    wo.fetch_concurrency = opts_.fetch_concurrency;
+    wo.slice_ns = static_cast<uint64_t>(opts_.slice_us * 1000);
+    wo.connect_timeout = timeout;
+    if (!opts_.test_kill.empty()) {
+      auto c = opts_.test_kill.find(':');
+      if (parse_u64(opts_.test_kill.substr(0, c), "worker") ==
+          static_cast<uint64_t>(topo_.worker_index()))
+        wo.die_at_task = parse_u64(opts_.test_kill.substr(c + 1), "task");
+    }
+    worker_ = std::make_unique<Worker>(loop_, topo_, *backend_, functions_, wo);
+  }
+  if (topo_.is_client()) {
+    client_ = std::make_unique<Client>(loop_, topo_, *backend_, timeout);
+    print_header();
+  }
+  boot_->barrier();  // every listener is up and every role object exists
+
+  auto role_main = [&]() -> Task<void> {
+    if (topo_.is_client()) {
+      co_await client_->connect();
+      co_await driver(*client_);
+      co_await client_->shutdown();
+    }
+    if (scheduler_) co_await scheduler_->wait_shutdown();
+    if (worker_) co_await worker_->run();
+  };
+  try {
+    loop_.run(role_main());
+  } catch (const std::exception& e) {
+    // The job cannot go on without this rank: one line, then the launcher stops the rest.
+    boot_->fail_here(e.what());
+  }
+  listener_->stop();
+
+  JsonObject s;
+  s.add("backend", opts_.backend)
+      .add("progress", backend_->progress())
+      .add("layout", std::string(to_string(topo_.layout)))
+      .add("workers", static_cast<long long>(topo_.workers()))
+      .add("runs", static_cast<long long>(opts_.runs))
+      .add("warmup", static_cast<long long>(opts_.warmup))
+      .add("preset", opts_.preset)
+      .add("fetch_concurrency", static_cast<long long>(opts_.fetch_concurrency))
+      .add("slice_us", static_cast<long long>(opts_.slice_us))
+      .add("listen_host", host_);
+  for (const auto& [k, v] : settings) s.add(k, v);
+  JsonObject meta = collect_metadata(*boot_, argv_, run_id_, s);
+  boot_->barrier();
+  if (topo_.is_client()) {
+    if (csv_) csv_->commit(meta.str());
+    std::printf("# validation: %s (%llu wrong)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",
+                total_wrong_);
+    std::fflush(stdout);
+  }
+  long long wrong = boot_->sum(topo_.is_client() ? static_cast<long long>(total_wrong_) : 0);
+  return wrong == 0 ? 0 : 1;
+}
+
+void AppSession::record(const RunRecord& r) {
+  double comm_s = 0, comm_max = 0;
+  unsigned long long bytes = 0;
+  uint64_t sched_cpu = 0;
+  std::vector<double> per_worker(static_cast<size_t>(topo_.workers()), 0.0);
+  for (const auto& w : r.stats) {
+    if (w.worker < 0) {
+      sched_cpu = w.cpu_ns;
+      continue;
+    }
+    for (const auto& t : w.transfers) {
+      comm_s += static_cast<double>(t.duration_ns) * 1e-9;
+      bytes += t.bytes;
+      if (w.worker < topo_.workers()) per_worker[static_cast<size_t>(w.worker)] += t.duration_ns * 1e-9;
+      if (transfer_log_)
+        std::fprintf(transfer_log_, "%zu,%d,%d,%s,%llu,%.9f,%.9f,%.1f\n", r.run, t.from_worker,
+                     t.to_worker, t.key.c_str(), static_cast<unsigned long long>(t.bytes),
+                     t.start_ns * 1e-9, t.duration_ns * 1e-9,
+                     t.duration_ns ? t.bytes * 1e3 / static_cast<double>(t.duration_ns) : 0.0);
+    }
+  }
+  for (double v : per_worker) comm_max = std::max(comm_max, v);
+  double mbps = comm_s > 0 ? static_cast<double>(bytes) / comm_s / 1e6 : 0;
+  double rows_per_s = r.wall_s > 0 ? r.rows / r.wall_s : 0;
+  total_wrong_ += r.wrong;
+  ++records_;
+  std::printf("%5zu %10.4f %10.4f %10.4f %10.1f %10.2f %10.1f %10.1f %8llu\n", r.run, r.wall_s,
+              comm_s, comm_max, static_cast<double>(bytes) / 1e6,
+              rows_throughput ? rows_per_s / 1e6 : mbps, sched_cpu * 1e-6, r.client_cpu_ns * 1e-6,
+              r.wrong);
+  std::fflush(stdout);
+  if (!csv_) return;
+  ResultRow row;
+  row.set("benchmark", program_)
+      .set("origin", std::string("suite"))
+      .set("backend", opts_.backend)
+      .set("progress", backend_->progress())
+      .set("mpi", Bootstrap::mpi_flavor())
+      .set("memory_send", std::string("host"))
+      .set("memory_recv", std::string("host"))
+      .set("layout", std::string(to_string(topo_.layout)))
+      .set("ranks", topo_.ranks)
+      .set("workers", topo_.workers())
+      .set("size_bytes", size_value)
+      .set("iterations", 1)
+      .set("reps", opts_.runs)
+      .set("wall_s", r.wall_s)
+      .set("comm_s", comm_s)
+      .set("comm_s_max_worker", comm_max)
+      .set("bytes_moved", bytes)
+      .set("wrong", r.wrong)
+      .set("validated", 1)
+      .set("run", r.run)
+      .set("run_id", run_id_);
+  if (auto it = std::find_if(opts_.backend_opts.begin(), opts_.backend_opts.end(),
+                             [](const std::string& kv) { return kv.rfind("wire=", 0) == 0; });
+      it != opts_.backend_opts.end())
+    row.set("wire", it->substr(5));
+  if (rows_throughput)
+    row.set("rows_per_s", rows_per_s);
+  else
+    row.set("throughput_MBps", mbps);
+  csv_->write(row);
+}
+
+}  // namespace commbench::app

@@ -1,0 +1,140 @@
+#include "cuda/cuda_device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+
+namespace commbench::cuda {
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+class DeviceAllocator final : public MemoryAllocator {
+ public:
+  void* allocate(size_t bytes) override {
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes == 0 ? 1 : bytes) != cudaSuccess) {
+      (void)cudaGetLastError();  // clear the sticky-free error state
+      throw std::bad_alloc();
+    }
+    return p;
+  }
+  void deallocate(void* p, size_t) noexcept override { (void)cudaFree(p); }
+};
+
+class PinnedAllocator final : public MemoryAllocator {
+ public:
+  void* allocate(size_t bytes) override {
+    void* p = nullptr;
+    if (cudaMallocHost(&p, bytes == 0 ? 1 : bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw std::bad_alloc();
+    }
+    return p;
+  }
+  void deallocate(void* p, size_t) noexcept override { (void)cudaFreeHost(p); }
+};
+
+class CudaOps final : public gpu::DeviceOps {
+ public:
+  explicit CudaOps(int device) : device_(device) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    name_ = "cuda:" + std::to_string(device) + " " + prop.name;
+    for (int l = 0; l < kLanes; ++l) {
+      check(cudaStreamCreateWithFlags(&streams_[l], cudaStreamNonBlocking), "cudaStreamCreate");
+      check(cudaEventCreateWithFlags(&events_[l], cudaEventDisableTiming), "cudaEventCreate");
+    }
+  }
+  ~CudaOps() override {
+    for (int l = 0; l < kLanes; ++l) {
+      (void)cudaEventDestroy(events_[l]);
+      (void)cudaStreamDestroy(streams_[l]);
+    }
+  }
+
+  std::string name() const override { return name_; }
+  MemoryAllocator& device_memory() override { return device_alloc_; }
+  MemoryAllocator& pinned_memory() override { return pinned_alloc_; }
+
+  void copy_async(void* dst, const void* src, size_t n, int lane) override {
+    check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, streams_[lane]), "cudaMemcpyAsync");
+    check(cudaEventRecord(events_[lane], streams_[lane]), "cudaEventRecord");
+  }
+  bool lane_idle(int lane) override {
+    cudaError_t e = cudaEventQuery(events_[lane]);
+    if (e == cudaErrorNotReady) return false;
+    check(e, "cudaEventQuery");
+    return true;
+  }
+  void copy(void* dst, const void* src, size_t n) override {
+    check(cudaMemcpy(dst, src, n, cudaMemcpyDefault), "cudaMemcpy");
+  }
+
+ private:
+  int device_;
+  std::string name_;
+  DeviceAllocator device_alloc_;
+  PinnedAllocator pinned_alloc_;
+  cudaStream_t streams_[kLanes]{};
+  cudaEvent_t events_[kLanes]{};
+};
+
+int local_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK",
+                        "SLURM_LOCALID"})
+    if (const char* r = std::getenv(v)) return std::atoi(r);
+  return 0;
+}
+
+}  // namespace
+
+int device_count(std::string* why_none) noexcept {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (why_none) *why_none = std::string("no usable GPU (") + cudaGetErrorString(e) + ")";
+    return 0;
+  }
+  if (n == 0 && why_none) *why_none = "no GPU found (cudaGetDeviceCount = 0)";
+  return n;
+}
+
+std::unique_ptr<gpu::DeviceOps> open_device(std::string& why) {
+  int n = device_count(&why);
+  if (n == 0) return nullptr;
+  int dev = local_rank() % n;
+  if (const char* d = std::getenv("COMMBENCH_CUDA_DEVICE")) dev = std::atoi(d);
+  try {
+    auto ops = std::make_unique<CudaOps>(dev);
+    set_allocator(MemoryKind::cuda, &ops->device_memory());
+    return ops;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return nullptr;
+  }
+}
+
+std::string describe_device() {
+  std::string why;
+  if (device_count(&why) == 0) return why;
+  int dev = 0, driver = 0, runtime = 0;
+  (void)cudaGetDevice(&dev);
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) return "unknown device";
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
+  return std::string(prop.name) + " (cc " + std::to_string(prop.major) + "." +
+         std::to_string(prop.minor) + "), driver " + std::to_string(driver) + ", runtime " +
+         std::to_string(runtime);
+}
+
+}  // namespace commbench::cuda

@@ -1,0 +1,137 @@
+#include "gpu/staged_comm.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "comm/errors.hpp"
+
+namespace commbench::gpu {
+
+StagedComm::StagedComm(std::unique_ptr<Comm> inner, DeviceOps& ops, EventLoop& loop,
+                       StagedOptions options)
+    : inner_(std::move(inner)),
+      ops_(ops),
+      loop_(loop),
+      opt_(options),
+      write_mutex_(loop),
+      read_mutex_(loop) {
+  if (opt_.chunk_bytes == 0) throw std::invalid_argument("staged: chunk size must be > 0");
+  for (auto& m : rx_) m.set_host_allocator(&ops_.pinned_memory());
+}
+
+StagedComm::~StagedComm() {
+  // A write or read that failed half-way may leave copies in flight into our buffers.
+  drain_lanes();
+}
+
+void StagedComm::drain_lanes() noexcept {
+  try {
+    for (int l = 0; l < DeviceOps::kLanes; ++l)
+      while (!ops_.lane_idle(l)) {
+      }
+  } catch (...) {
+    // the device is gone; nothing left to wait for
+  }
+}
+
+Task<void> StagedComm::wait_lane(int lane) {
+  // Cooperative: other coroutines (the inner comm's progress among them) run meanwhile.
+  while (!ops_.lane_idle(lane)) co_await loop_.yield();
+}
+
+void StagedComm::deliver(void* dst, MemoryKind dst_kind, const void* src, size_t n, int lane) {
+  if (n == 0) return;
+  if (dst_kind == MemoryKind::host)
+    std::memcpy(dst, src, n);
+  else
+    ops_.copy_async(dst, src, n, lane);
+}
+
+Task<void> StagedComm::write(const Message& msg, CancelToken token) {
+  auto guard = co_await write_mutex_.lock();
+  StagedLayout layout = plan_layout(msg, opt_.chunk_bytes);
+  std::vector<Chunk> chunks = plan_chunks(layout);
+  encode_layout(layout, descriptor_);
+  if (layout.inline_device || !chunks.empty())
+    for (auto& s : stage_) s.reserve(opt_.chunk_bytes, MemoryKind::host, &ops_.pinned_memory());
+
+  Message head;
+  head.frames.reserve(1 + head_payload_frames(layout));
+  head.frames.push_back(Buffer{descriptor_.data(), descriptor_.size(), MemoryKind::host});
+  size_t staged = 0;
+  for (const auto& f : msg.frames) {
+    if (f.kind == MemoryKind::host) {
+      head.frames.push_back(f);
+    } else if (layout.inline_device) {
+      auto* dst = static_cast<std::byte*>(stage_[0].data()) + staged;
+      if (f.size) ops_.copy_async(dst, f.data, f.size, kSendLane);
+      head.frames.push_back(Buffer{dst, f.size, MemoryKind::host});
+      staged += f.size;
+    }
+  }
+  auto source = [&](const Chunk& c) { return msg.frames[c.frame].bytes() + c.offset; };
+  if (layout.inline_device) {
+    co_await wait_lane(kSendLane);
+  } else if (!chunks.empty()) {
+    // The first chunk's copy overlaps the head's transfer.
+    ops_.copy_async(stage_[0].data(), source(chunks[0]), chunks[0].bytes, kSendLane);
+  }
+  co_await inner_->write(head, token);
+
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    int slot = static_cast<int>(k % 2);
+    co_await wait_lane(kSendLane + slot);
+    if (k + 1 < chunks.size()) {
+      // stage_[1 - slot] was last sent by chunk k-1, whose write has returned.
+      int next = 1 - slot;
+      ops_.copy_async(stage_[next].data(), source(chunks[k + 1]), chunks[k + 1].bytes,
+                      kSendLane + next);
+    }
+    Message piece({Buffer{stage_[slot].data(), chunks[k].bytes, MemoryKind::host}});
+    co_await inner_->write(piece, token);
+  }
+}
+
+Task<void> StagedComm::read(Message& into, CancelToken token) {
+  auto guard = co_await read_mutex_.lock();
+  Message& head = rx_[0];
+  co_await wait_lane(kRecvLane);  // rx_[0] may still feed a copy from the last read
+  co_await inner_->read(head, token);
+  if (head.frames.empty()) throw ProtocolError("staged: message without descriptor");
+  const Buffer& d = head.frames[0];
+  StagedLayout layout = decode_layout({d.bytes(), d.size}, opt_.limits);
+  if (head.frames.size() != 1 + head_payload_frames(layout))
+    throw ProtocolError("staged: head has " + std::to_string(head.frames.size() - 1) +
+                        " payload frames, descriptor says " +
+                        std::to_string(head_payload_frames(layout)));
+
+  into.prepare_frames(layout.frames.size());
+  size_t h = 1;
+  for (size_t i = 0; i < layout.frames.size(); ++i) {
+    const FrameInfo& f = layout.frames[i];
+    MemoryKind kind = opt_.deliver.value_or(f.kind);
+    Buffer& dst = into.prepare_frame(i, f.size, kind);
+    if (f.kind != MemoryKind::host && !layout.inline_device) continue;
+    const Buffer& src = head.frames[h++];
+    if (src.size != f.size) throw ProtocolError("staged: head frame size mismatch");
+    deliver(dst.data, kind, src.data, f.size, kRecvLane);
+  }
+
+  std::vector<Chunk> chunks = plan_chunks(layout);
+  if (!chunks.empty()) co_await wait_lane(kRecvLane);  // rx_[0] is reused for chunk 0
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    int slot = static_cast<int>(k % 2);
+    Message& piece = rx_[slot];
+    co_await wait_lane(kRecvLane + slot);  // its copy from chunk k-2 is done
+    co_await inner_->read(piece, token);
+    const Chunk& c = chunks[k];
+    if (piece.frames.size() != 1 || piece.frames[0].size != c.bytes)
+      throw ProtocolError("staged: chunk " + std::to_string(k) + " has the wrong shape");
+    const Buffer& dst = into.frames[c.frame];
+    deliver(dst.bytes() + c.offset, dst.kind, piece.frames[0].data, c.bytes, kRecvLane + slot);
+  }
+  co_await wait_lane(kRecvLane);
+  co_await wait_lane(kRecvLane + 1);
+}
+
+}  // namespace commbench::gpu

@@ -1,0 +1,66 @@
+// StagedComm: device memory over any host-only comm. A decorator, so tcp, mpi and ucx
+// need no CUDA code: device frames are copied through pinned host buffers in chunks, and
+// two buffers per direction let the copy of chunk k+1 (device to host, on its own
+// stream) run while chunk k is on the wire, and on the receiver the host-to-device copy
+// of chunk k run while chunk k+1 arrives. Wire format: staged_wire.hpp.
+//
+// Both ends must wrap their comm. Writes on one comm take turns (whole messages), as do
+// reads; a write and a read run concurrently. Host frames pass through without a copy
+// on the sender; the receiver copies every payload frame once out of its staging
+// buffers into the message it returns.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "comm/comm.hpp"
+#include "gpu/device_ops.hpp"
+#include "gpu/staged_wire.hpp"
+#include "runtime/async_mutex.hpp"
+
+namespace commbench::gpu {
+
+struct StagedOptions {
+  size_t chunk_bytes = size_t{1} << 20;  // pipeline granularity and inline threshold
+  // The memory kind every received payload frame is delivered in; unset = the kind the
+  // sender's frame had (how Dask moves device frames).
+  std::optional<MemoryKind> deliver;
+  CommLimits limits;
+};
+
+class StagedComm final : public Comm {
+ public:
+  StagedComm(std::unique_ptr<Comm> inner, DeviceOps& ops, EventLoop& loop,
+             StagedOptions options = {});
+  ~StagedComm() override;
+
+  Task<void> write(const Message& msg, CancelToken token = {}) override;
+  Task<void> read(Message& into, CancelToken token = {}) override;
+  Task<void> close() override { return inner_->close(); }
+  void abort() noexcept override { inner_->abort(); }
+  bool closed() const noexcept override { return inner_->closed(); }
+  std::string local_address() const override { return inner_->local_address(); }
+  std::string peer_address() const override { return inner_->peer_address(); }
+
+  Comm& inner() noexcept { return *inner_; }
+
+ private:
+  static constexpr int kSendLane = 0;  // lanes 0, 1
+  static constexpr int kRecvLane = 2;  // lanes 2, 3
+  Task<void> wait_lane(int lane);
+  void drain_lanes() noexcept;
+  // Places `n` bytes at `dst` (kind `dst_kind`) from pinned `src`, on `lane` if async.
+  void deliver(void* dst, MemoryKind dst_kind, const void* src, size_t n, int lane);
+
+  std::unique_ptr<Comm> inner_;
+  DeviceOps& ops_;
+  EventLoop& loop_;
+  StagedOptions opt_;
+  AsyncMutex write_mutex_, read_mutex_;
+  Storage stage_[2];           // pinned send staging, one per send lane
+  std::vector<std::byte> descriptor_;
+  Message rx_[2];              // receive staging (pinned), one per receive lane
+};
+
+}  // namespace commbench::gpu

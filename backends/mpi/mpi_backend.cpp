@@ -1,0 +1,218 @@
+#include "mpi/mpi_backend.hpp"
+
+#include <charconv>
+#include <cstring>
+
+#include "comm/address.hpp"
+#include "comm/errors.hpp"
+#include "mpi/mpi_comm.hpp"
+#include "mpi/mpi_context.hpp"
+#include "mpi/mpi_engine.hpp"
+#include "mpi/mpi_wire.hpp"
+#include "runtime/spawn.hpp"
+#include "runtime/timeout.hpp"
+
+namespace commbench::mpi {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// The default when BackendOptions.extra has no pair_comms (see pair_comms.hpp and the
+// start-up costs measured by microbench/mpi_pair_setup).
+constexpr PairMethod kDefaultPairMethod = PairMethod::world;
+
+struct RankService {
+  int rank = 0;
+  int service = 0;  // 0: any (listener) / missing (connector)
+};
+
+RankService parse_mpi_address(const std::string& address) {
+  Address a = parse_address(address);
+  if (a.scheme != "mpi") throw AddressError("not an mpi address: '" + address + "'");
+  const std::string& loc = a.location;
+  auto bad = [&] {
+    return AddressError("malformed mpi address '" + address + "' (expected mpi://rank[:service])");
+  };
+  auto colon = loc.find(':');
+  std::string_view r = std::string_view(loc).substr(0, colon);
+  std::string_view s = colon == std::string::npos ? std::string_view() : std::string_view(loc).substr(colon + 1);
+  RankService out;
+  auto num = [&](std::string_view v, int& into) {
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), into);
+    if (v.empty() || ec != std::errc() || end != v.data() + v.size() || into < 0) throw bad();
+  };
+  num(r, out.rank);
+  if (colon != std::string::npos) num(s, out.service);
+  return out;
+}
+
+std::string rank_address(int rank) { return "mpi://" + std::to_string(rank); }
+
+class MpiListener final : public Listener {
+ public:
+  MpiListener(std::shared_ptr<Engine> engine, const WireOptions& wire, std::string address)
+      : engine_(std::move(engine)), wire_(wire), address_(std::move(address)) {}
+  ~MpiListener() override { stop(); }
+
+  Task<void> start(CommHandler handler) override {
+    RankService rs = parse_mpi_address(address_);
+    Context& ctx = engine_->context();
+    if (rs.rank != ctx.rank())
+      throw AddressError("cannot listen on " + address_ + ": this is rank " +
+                         std::to_string(ctx.rank()));
+    std::string contact_base = rank_address(ctx.rank());
+    ListenerRec rec;
+    rec.on_accept = [engine = engine_, wire = wire_, handler = std::move(handler), local = contact_base](
+                        std::shared_ptr<Channel> ch, const std::string& peer) {
+      auto comm = std::make_unique<MpiComm>(engine, std::move(ch), wire, local, peer);
+      spawn(engine->loop(), handler(std::move(comm)));
+    };
+    service_ = ctx.add_listener(rs.service, std::move(rec));
+    contact_ = contact_base + ":" + std::to_string(service_);
+    co_return;
+  }
+
+  void stop() noexcept override {
+    if (service_ > 0) engine_->context().remove_listener(service_);
+    service_ = 0;
+  }
+
+  std::string contact_address() const override { return contact_; }
+
+ private:
+  std::shared_ptr<Engine> engine_;
+  WireOptions wire_;
+  std::string address_;
+  std::string contact_;
+  int service_ = 0;
+};
+
+class MpiConnector final : public Connector {
+ public:
+  MpiConnector(std::shared_ptr<Engine> engine, const WireOptions& wire)
+      : engine_(std::move(engine)), wire_(wire) {}
+
+  Task<std::unique_ptr<Comm>> connect(const std::string& address,
+                                      std::chrono::nanoseconds timeout) override {
+    RankService rs = parse_mpi_address(address);
+    if (rs.service == 0)
+      throw AddressError("mpi address '" + address + "' names no service (mpi://rank:service)");
+    Context& ctx = engine_->context();
+    if (rs.rank >= ctx.size())
+      throw ConnectError("could not connect to " + address + ": no rank " +
+                         std::to_string(rs.rank) + " (the job has " + std::to_string(ctx.size()) +
+                         " ranks)");
+    std::string last = "no answer from rank " + std::to_string(rs.rank);
+    try {
+      co_return co_await with_timeout(engine_->loop(), timeout, [&](CancelToken t) {
+        return connect_until_accepted(address, rs, t, last);
+      });
+    } catch (const TimeoutError&) {
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
+      throw ConnectError("could not connect to " + address + " within " + std::to_string(ms) +
+                         " ms: " + last);
+    }
+  }
+
+ private:
+  Task<std::unique_ptr<Comm>> connect_until_accepted(const std::string& address, RankService rs,
+                                                     CancelToken token, std::string& last) {
+    Context& ctx = engine_->context();
+    auto backoff = 1ms;
+    for (;;) {
+      int tag = ctx.alloc_tag();
+      ConnectRequest req;
+      req.service = rs.service;
+      req.reply_tag = tag;
+      req.nonce = next_nonce(ctx.rank());
+      auto req_buf = std::make_unique<std::byte[]>(sizeof req);
+      std::memcpy(req_buf.get(), &req, sizeof req);
+      ConnectReply rep;
+      Op rop, sop;
+      rop.engine = sop.engine = engine_.get();
+      MPI_Irecv(&rep, sizeof rep, MPI_BYTE, rs.rank, tag, ctx.control(), &rop.req);
+      MPI_Isend(req_buf.get(), sizeof req, MPI_BYTE, rs.rank, Context::kTagConnect,
+                ctx.control(), &sop.req);
+      bool cancelled = false;
+      try {
+        while (!co_await engine_->wait_batched(sop, token)) {
+        }
+        while (!co_await engine_->wait_batched(rop, token)) {
+        }
+      } catch (const OperationCancelled&) {
+        cancelled = true;
+      }
+      if (cancelled) {
+        // A receive cancel is local: waiting for it returns at once. The request send may
+        // still be queued at an unresponsive rank: it keeps its buffer in the graveyard.
+        if (rop.req != MPI_REQUEST_NULL) {
+          MPI_Cancel(&rop.req);
+          MPI_Wait(&rop.req, MPI_STATUS_IGNORE);
+        }
+        if (sop.req != MPI_REQUEST_NULL) {
+          MPI_Cancel(&sop.req);
+          ctx.bury(sop.req, nullptr, std::move(req_buf));
+          sop.req = MPI_REQUEST_NULL;
+        }
+        // The listener may still accept and answer on this tag: never reuse it.
+        ctx.leak_tag(tag);
+        token.throw_cancelled("connect to " + address);
+      }
+      if (rep.magic == ConnectReply::kMagic && rep.nonce == req.nonce && rep.status == 0) {
+        auto ch = ctx.open_channel(rs.rank, tag, rep.tag);
+        co_return std::make_unique<MpiComm>(engine_, std::move(ch), wire_,
+                                            rank_address(ctx.rank()), address);
+      }
+      ctx.free_tag(tag);
+      last = rep.status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
+                                   " of rank " + std::to_string(rs.rank)
+                             : "the listener rejected the handshake";
+      co_await engine_->loop().sleep_for(backoff, token);
+      backoff = std::min<std::chrono::milliseconds>(backoff * 2, 100ms);
+    }
+  }
+
+  static uint64_t next_nonce(int rank) {
+    static uint64_t counter = 0;
+    return (static_cast<uint64_t>(rank) << 40) | ++counter;
+  }
+
+  std::shared_ptr<Engine> engine_;
+  WireOptions wire_;
+};
+
+class MpiBackend final : public Backend {
+ public:
+  MpiBackend(EventLoop& loop, const BackendOptions& options)
+      : wire_(parse_wire_options(options)) {
+    Progress progress = parse_progress(options.progress);
+    auto it = options.extra.find("pair_comms");
+    bool given = it != options.extra.end();
+    PairMethod method = given ? parse_pair_method(it->second) : kDefaultPairMethod;
+    engine_ = std::make_shared<Engine>(loop, progress, Context::acquire(method, given));
+  }
+  std::string scheme() const override { return "mpi"; }
+  std::string progress() const override { return to_string(engine_->progress()); }
+  std::unique_ptr<Listener> make_listener(const std::string& address) override {
+    return std::make_unique<MpiListener>(engine_, wire_, address);
+  }
+  std::unique_ptr<Connector> make_connector() override {
+    return std::make_unique<MpiConnector>(engine_, wire_);
+  }
+  std::string default_listen_address(const std::string&) const override {
+    return rank_address(engine_->context().rank()) + ":0";
+  }
+
+ private:
+  WireOptions wire_;
+  std::shared_ptr<Engine> engine_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_mpi_backend(EventLoop& loop, const BackendOptions& options) {
+  return std::make_unique<MpiBackend>(loop, options);
+}
+
+}  // namespace commbench::mpi

@@ -1,0 +1,267 @@
+#include "mpi/mpi_comm.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "comm/errors.hpp"
+
+namespace commbench::mpi {
+
+MpiComm::MpiComm(std::shared_ptr<Engine> engine, std::shared_ptr<Channel> ch,
+                 const WireOptions& wire, std::string local, std::string peer)
+    : engine_(std::move(engine)),
+      ch_(std::move(ch)),
+      wire_(wire),
+      local_(std::move(local)),
+      peer_(std::move(peer)),
+      read_lock_(engine_->loop()) {
+  ch_->owner = this;
+}
+
+MpiComm::~MpiComm() { abort(); }
+
+// --- state -------------------------------------------------------------------------------
+
+void MpiComm::check_writable() const {
+  if (closed_) throw CommClosedError("write on closed comm to " + peer_);
+  if (ch_->peer_closed) throw CommClosedError("connection to " + peer_ + " closed by peer");
+}
+
+void MpiComm::check_readable() const {
+  if (closed_) throw CommClosedError("read on closed comm to " + peer_);
+  if (ch_->exhausted()) throw CommClosedError("connection to " + peer_ + " closed by peer");
+}
+
+void MpiComm::protocol_error(const std::string& why) {
+  abort();
+  throw ProtocolError("mpi connection to " + peer_ + ": " + why);
+}
+
+void MpiComm::finish_local(bool cancel_sends) noexcept {
+  closed_ = true;
+  // No read can complete after a close; sends of a graceful close still reach the peer
+  // (its drain takes them). Ops left running are no longer tracked by this comm.
+  for (Op* op = ops_.head; op;) {
+    Op* next = op->next;
+    if (op->recv_channel || cancel_sends) engine_->abandon(*op);
+    else op->unlink();
+    op = next;
+  }
+  try {
+    ch_->ctx.close_channel(ch_);
+  } catch (...) {
+    // The notice could not be posted (MPI gone): the peer learns nothing, we leak a tag.
+  }
+}
+
+Task<void> MpiComm::close() {
+  if (!closed_) finish_local(false);
+  co_return;
+}
+
+void MpiComm::abort() noexcept {
+  if (!closed_) finish_local(true);
+}
+
+void MpiComm::on_peer_closed() noexcept { fail_unmatchable_reads(); }
+
+void MpiComm::fail_unmatchable_reads() noexcept {
+  if (!ch_->exhausted()) return;
+  for (Op* op = ops_.head; op;) {
+    Op* next = op->next;
+    if (op->recv_channel) engine_->abandon(*op);
+    op = next;
+  }
+}
+
+// --- buffers and posting ---------------------------------------------------------------
+
+MpiComm::Staging MpiComm::acquire(size_t bytes) {
+  Staging s;
+  if (!pool_.empty()) {
+    s = std::move(pool_.back());
+    pool_.pop_back();
+  }
+  if (s.capacity < bytes) {
+    s.capacity = std::max<size_t>(bytes, 256);
+    s.data = std::make_unique<std::byte[]>(s.capacity);
+  }
+  return s;
+}
+
+void MpiComm::release(Staging s) noexcept {
+  if (pool_.size() < 64) pool_.push_back(std::move(s));
+}
+
+void MpiComm::post_send(Op& op, const void* p, size_t bytes) {
+  op.engine = engine_.get();
+  int rc = isend_bytes(p, bytes, ch_->peer, ch_->out_tag, ch_->comm, &op.req);
+  if (rc != MPI_SUCCESS) throw_mpi_error(rc, "send");
+  ++ch_->sent;
+  op.link(ops_);
+}
+
+void MpiComm::post_recv(Op& op, void* p, size_t bytes) {
+  op.engine = engine_.get();
+  op.recv_channel = ch_.get();
+  int rc = irecv_bytes(p, bytes, ch_->peer, ch_->in_tag, ch_->comm, &op.req);
+  if (rc != MPI_SUCCESS) throw_mpi_error(rc, "receive");
+  op.link(ops_);
+}
+
+size_t MpiComm::post_frame_sends(OpBatch& ops, size_t first, const std::byte* p, size_t bytes) {
+  size_t n = chunks_for(bytes, wire_.chunk);
+  size_t off = 0;
+  for (size_t j = 0; j < n; ++j) {
+    size_t piece = n == 1 ? bytes : std::min(wire_.chunk, bytes - off);
+    post_send(ops[first + j], p + off, piece);
+    off += piece;
+  }
+  return n;
+}
+
+size_t MpiComm::post_frame_recvs(OpBatch& ops, size_t first, std::byte* p, size_t bytes) {
+  size_t n = chunks_for(bytes, wire_.chunk);
+  size_t off = 0;
+  for (size_t j = 0; j < n; ++j) {
+    size_t piece = n == 1 ? bytes : std::min(wire_.chunk, bytes - off);
+    post_recv(ops[first + j], p + off, piece);
+    off += piece;
+  }
+  return n;
+}
+
+bool MpiComm::is_inline(size_t frame_bytes, size_t& budget) const noexcept {
+  if (frame_bytes > budget) return false;
+  budget -= frame_bytes;
+  return true;
+}
+
+// --- write -------------------------------------------------------------------------------
+
+Task<void> MpiComm::write(const Message& msg, CancelToken token) {
+  check_writable();
+  const size_t nframes = msg.frames.size();
+  const size_t hb = header_bytes(nframes);
+  const bool packed = wire_.shape == WireShape::packed;
+  size_t inline_bytes = 0, messages = packed ? 1 : 2;
+  size_t budget = wire_.eager;
+  for (const Buffer& f : msg.frames) {
+    if (packed && is_inline(f.size, budget)) inline_bytes += f.size;
+    else messages += chunks_for(f.size, wire_.chunk);
+  }
+  Staging s = acquire(hb + inline_bytes);
+  encode_header(msg, {s.data.get(), hb}, wire_.limits);  // ProtocolError: nothing sent yet
+
+  OpBatch ops(messages);
+  size_t k = 0;
+  try {
+    // Everything is posted before the first suspension: concurrent writes cannot
+    // interleave their MPI messages, so no write lock is needed.
+    if (packed) {
+      budget = wire_.eager;
+      std::byte* out = s.data.get() + hb;
+      for (const Buffer& f : msg.frames)
+        if (is_inline(f.size, budget) && f.size > 0) {
+          std::memcpy(out, f.data, f.size);
+          out += f.size;
+        }
+      post_send(ops[k++], s.data.get(), hb + inline_bytes);
+      budget = wire_.eager;
+      for (const Buffer& f : msg.frames)
+        if (!is_inline(f.size, budget)) k += post_frame_sends(ops, k, f.bytes(), f.size);
+    } else {
+      post_send(ops[k++], s.data.get(), kFixedHeaderBytes);
+      post_send(ops[k++], s.data.get() + kFixedHeaderBytes, hb - kFixedHeaderBytes);
+      for (const Buffer& f : msg.frames) k += post_frame_sends(ops, k, f.bytes(), f.size);
+    }
+    for (size_t i = 0; i < k; ++i)
+      while (!co_await engine_->wait(ops[i], token)) {
+      }
+  } catch (const std::exception&) {
+    // Part of the message may be on the wire (or still being read from `s` by MPI): the
+    // connection is unusable, and the staging buffer is deliberately leaked because a
+    // cancelled send may still read it.
+    abort();
+    (void)s.data.release();
+    throw;
+  }
+  release(std::move(s));
+}
+
+// --- read --------------------------------------------------------------------------------
+
+Task<void> MpiComm::read(Message& into, CancelToken token) {
+  check_readable();
+  std::optional<AsyncMutex::Guard> guard;
+  guard.emplace(co_await read_lock_.lock());
+  check_readable();
+  const bool packed = wire_.shape == WireShape::packed;
+  if (!in_) {
+    in_capacity_ = header_bytes(wire_.limits.max_frames) + (packed ? wire_.eager : 0);
+    in_ = std::make_unique<std::byte[]>(in_capacity_);
+  }
+  try {
+    Op hop;
+    post_recv(hop, in_.get(), packed ? in_capacity_ : kFixedHeaderBytes);
+    while (!co_await engine_->wait(hop, token)) {
+    }
+    size_t got = received_bytes(hop.status);
+    uint32_t count = 0;
+    try {
+      count = decode_fixed_header({in_.get(), got}, wire_.limits);
+    } catch (const ProtocolError& e) {
+      protocol_error(e.what());
+    }
+    size_t hb = header_bytes(count);
+    if (!packed) {
+      if (got != kFixedHeaderBytes) protocol_error("header message of " + std::to_string(got) + " bytes");
+      Op dop;
+      post_recv(dop, in_.get() + kFixedHeaderBytes, hb - kFixedHeaderBytes);
+      while (!co_await engine_->wait(dop, token)) {
+      }
+      if (received_bytes(dop.status) != hb - kFixedHeaderBytes)
+        protocol_error("frame descriptors truncated");
+    } else if (got < hb) {
+      protocol_error("header truncated");
+    }
+    try {
+      decode_frame_descriptors({in_.get() + kFixedHeaderBytes, hb - kFixedHeaderBytes}, count,
+                               wire_.limits, frames_in_);
+    } catch (const ProtocolError& e) {
+      protocol_error(e.what());
+    }
+    into.prepare_frames(count);
+    size_t budget = wire_.eager, pos = hb, messages = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      const FrameInfo& fi = frames_in_[i];
+      Buffer& f = into.prepare_frame(i, fi.size, fi.kind);
+      if (packed && is_inline(fi.size, budget)) {
+        if (pos + fi.size > got) protocol_error("inline frames truncated");
+        if (fi.size > 0) std::memcpy(f.data, in_.get() + pos, fi.size);
+        pos += fi.size;
+      } else {
+        messages += chunks_for(fi.size, wire_.chunk);
+      }
+    }
+    if (packed && pos != got) protocol_error("packed message has trailing bytes");
+    if (messages == 0) co_return;
+    OpBatch ops(messages);
+    size_t k = 0;
+    budget = wire_.eager;
+    for (uint32_t i = 0; i < count; ++i) {
+      const FrameInfo& fi = frames_in_[i];
+      if (packed && is_inline(fi.size, budget)) continue;
+      k += post_frame_recvs(ops, k, into.frames[i].bytes(), fi.size);
+    }
+    guard.reset();  // this message's receives are posted: the next read may post its own
+    for (size_t i = 0; i < k; ++i)
+      while (!co_await engine_->wait(ops[i], token)) {
+      }
+  } catch (const OperationCancelled&) {
+    abort();  // a partial message may have been consumed
+    throw;
+  }
+}
+
+}  // namespace commbench::mpi

@@ -1,0 +1,317 @@
+#include "mpi/mpi_context.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "comm/errors.hpp"
+#include "mpi/mpi_comm.hpp"
+#include "mpi/mpi_wire.hpp"
+
+namespace commbench::mpi {
+
+namespace {
+
+std::shared_ptr<Context>* g_context = nullptr;  // immortal once created (see header)
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+void ensure_mpi() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) throw CommError("mpi backend: MPI is already finalized");
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    // Unit tests and tools without a harness: we initialize, and finalize at exit.
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    std::atexit(&finalize_at_exit);
+  }
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_FUNNELED)
+    throw CommError("mpi backend: MPI was initialized with thread level " + std::to_string(level) +
+                    "; the event loop needs MPI_THREAD_FUNNELED or better (use MPI_Init_thread)");
+}
+
+}  // namespace
+
+std::shared_ptr<Context> Context::acquire(PairMethod method, bool method_given) {
+  if (g_context) {
+    if (method_given && (*g_context)->pair_method() != method)
+      throw std::invalid_argument(std::string("pair_comms is fixed per process: already ") +
+                                  to_string((*g_context)->pair_method()));
+    return *g_context;
+  }
+  ensure_mpi();
+  g_context = new std::shared_ptr<Context>(new Context(method));
+  return *g_context;
+}
+
+Context* Context::current() noexcept { return g_context ? g_context->get() : nullptr; }
+
+Context::Context(PairMethod method) {
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  void* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  tag_limit_ = flag ? std::min(*static_cast<int*>(ub), 1 << 24) : 32767;
+  double t0 = MPI_Wtime();
+  MPI_Comm_dup(MPI_COMM_WORLD, &ctl_);
+  pairs_ = build_pair_comms(MPI_COMM_WORLD, method);
+  stats_.setup_s = MPI_Wtime() - t0;
+  // Errors come back as return codes: a truncated or failed request must become a
+  // CommError on one connection, not abort the whole job.
+  MPI_Comm_set_errhandler(ctl_, MPI_ERRORS_RETURN);
+  for (MPI_Comm c : pairs_.by_peer)
+    if (c != MPI_COMM_NULL) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+}
+
+// --- tags and channels -------------------------------------------------------------------
+
+int Context::alloc_tag() {
+  int tag;
+  if (!free_tags_.empty()) {
+    tag = free_tags_.back();
+    free_tags_.pop_back();
+  } else {
+    if (next_tag_ > tag_limit_)
+      throw CommError("mpi backend: out of tags (" + std::to_string(tag_limit_) +
+                      " connections open at once)");
+    tag = next_tag_++;
+    ++stats_.tags_allocated;
+  }
+  ++stats_.tags_live;
+  return tag;
+}
+
+void Context::leak_tag(int) { --stats_.tags_live; }
+
+void Context::free_tag(int tag) {
+  free_tags_.push_back(tag);
+  --stats_.tags_live;
+}
+
+std::shared_ptr<Channel> Context::open_channel(int peer_world, int in_tag, int out_tag) {
+  auto p = static_cast<size_t>(peer_world);
+  auto ch = std::make_shared<Channel>(*this, peer_world, pairs_.by_peer[p], pairs_.peer_rank[p],
+                                      in_tag, out_tag);
+  channels_[in_tag] = ch;
+  return ch;
+}
+
+void Context::close_channel(const std::shared_ptr<Channel>& ch) {
+  if (ch->local_closed) return;
+  ch->local_closed = true;
+  ch->owner = nullptr;
+  CloseNotice n;
+  n.tag = ch->out_tag;
+  n.sent = ch->sent;
+  send_control(&n, sizeof n, ch->peer_world, kTagNotice);
+  zombies_.push_back(ch);
+  maybe_retire(ch);
+}
+
+void Context::maybe_retire(const std::shared_ptr<Channel>& ch) {
+  if (!ch->local_closed || !ch->exhausted() || ch->graves > 0) return;
+  auto it = channels_.find(ch->in_tag);
+  if (it == channels_.end() || it->second != ch) return;  // already retired
+  channels_.erase(it);
+  free_tag(ch->in_tag);
+  ++stats_.channels_retired;
+  zombies_.erase(std::remove(zombies_.begin(), zombies_.end(), ch), zombies_.end());
+}
+
+// --- listeners ---------------------------------------------------------------------------
+
+int Context::add_listener(int service, ListenerRec rec) {
+  if (service == 0) {
+    service = 1;
+    while (listeners_.count(service)) ++service;
+  } else if (listeners_.count(service)) {
+    throw CommError("cannot listen on mpi://" + std::to_string(rank_) + ":" +
+                    std::to_string(service) + ": service already in use");
+  }
+  listeners_.emplace(service, std::move(rec));
+  return service;
+}
+
+void Context::remove_listener(int service) noexcept { listeners_.erase(service); }
+
+// --- requests nobody waits for -----------------------------------------------------------
+
+void Context::bury(MPI_Request req, Channel* ch, std::unique_ptr<std::byte[]> keep) {
+  std::shared_ptr<Channel> owner;
+  if (ch) {
+    owner = ch->shared_from_this();
+    ++ch->graves;
+  }
+  graves_.push_back(Grave{req, std::move(owner), std::move(keep)});
+  stats_.graves = graves_.size();
+}
+
+void Context::send_control(const void* data, size_t bytes, int dest, int tag) {
+  auto buf = std::make_unique<std::byte[]>(bytes);
+  std::memcpy(buf.get(), data, bytes);
+  MPI_Request r;
+  int rc = MPI_Isend(buf.get(), static_cast<int>(bytes), MPI_BYTE, dest, tag, ctl_, &r);
+  if (rc != MPI_SUCCESS) throw_mpi_error(rc, "control send");
+  bury(r, nullptr, std::move(buf));
+}
+
+// --- control receives ----------------------------------------------------------------------
+
+void Context::engine_added() {
+  if (engines_++ == 0) post_control_receives();
+}
+
+void Context::engine_removed() {
+  if (--engines_ == 0) cancel_control_receives();
+}
+
+void Context::post_control_receives() {
+  MPI_Irecv(connect_buf_, sizeof connect_buf_, MPI_BYTE, MPI_ANY_SOURCE, kTagConnect, ctl_,
+            &connect_req_);
+  MPI_Irecv(notice_buf_, sizeof notice_buf_, MPI_BYTE, MPI_ANY_SOURCE, kTagNotice, ctl_,
+            &notice_req_);
+}
+
+void Context::cancel_control_receives() {
+  // A receive that matched before the cancel took effect still carries a message.
+  MPI_Status st;
+  int cancelled = 0;
+  MPI_Cancel(&connect_req_);
+  MPI_Wait(&connect_req_, &st);
+  MPI_Test_cancelled(&st, &cancelled);
+  if (!cancelled) on_connect_request(st);
+  MPI_Cancel(&notice_req_);
+  MPI_Wait(&notice_req_, &st);
+  MPI_Test_cancelled(&st, &cancelled);
+  if (!cancelled) on_notice(st);
+}
+
+void Context::on_connect_request(const MPI_Status& st) {
+  int src = st.MPI_SOURCE;
+  ConnectRequest req;
+  int bytes = 0;
+  MPI_Get_count(&st, MPI_BYTE, &bytes);
+  ConnectReply rep;
+  if (bytes != static_cast<int>(sizeof req)) {
+    rep.status = 2;
+    std::memcpy(&req, connect_buf_, std::min<size_t>(sizeof req, static_cast<size_t>(bytes)));
+  } else {
+    std::memcpy(&req, connect_buf_, sizeof req);
+  }
+  rep.nonce = req.nonce;
+  if (req.reply_tag < kFirstDataTag) return;  // nowhere to answer
+  if (rep.status == 0 && (req.magic != ConnectRequest::kMagic || req.version != 1)) rep.status = 2;
+  auto it = rep.status == 0 ? listeners_.find(req.service) : listeners_.end();
+  if (rep.status == 0 && it == listeners_.end()) rep.status = 1;
+  std::shared_ptr<Channel> ch;
+  if (rep.status == 0) {
+    int tag = alloc_tag();
+    ch = open_channel(src, tag, req.reply_tag);
+    rep.tag = tag;
+  }
+  send_control(&rep, sizeof rep, src, req.reply_tag);
+  if (ch) it->second.on_accept(ch, "mpi://" + std::to_string(src));
+}
+
+void Context::on_notice(const MPI_Status& st) {
+  CloseNotice n;
+  int bytes = 0;
+  MPI_Get_count(&st, MPI_BYTE, &bytes);
+  if (bytes != static_cast<int>(sizeof n)) return;
+  std::memcpy(&n, notice_buf_, sizeof n);
+  if (n.magic != CloseNotice::kMagic) return;
+  auto it = channels_.find(n.tag);
+  if (it == channels_.end() || it->second->peer_world != st.MPI_SOURCE) return;
+  std::shared_ptr<Channel> ch = it->second;
+  if (ch->peer_closed) return;
+  ch->peer_closed = true;
+  ch->peer_sent = n.sent;
+  if (ch->owner) ch->owner->on_peer_closed();
+  maybe_retire(ch);
+}
+
+bool Context::drain(Channel& ch) {
+  bool did = false;
+  for (;;) {
+    int flag = 0;
+    MPI_Message msg;
+    MPI_Status st;
+    MPI_Improbe(ch.peer, ch.in_tag, ch.comm, &flag, &msg, &st);
+    if (!flag) break;
+    size_t n = received_bytes(st);
+    if (scratch_.size() < n) scratch_.resize(n);
+#if MPI_VERSION >= 4
+    MPI_Mrecv_c(scratch_.data(), static_cast<MPI_Count>(n), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+#else
+    MPI_Mrecv(scratch_.data(), static_cast<int>(n), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+#endif
+    ++ch.received;
+    did = true;
+  }
+  if (scratch_.size() > (64u << 20)) std::vector<std::byte>().swap(scratch_);
+  return did;
+}
+
+bool Context::poll() {
+  bool did = false;
+  int flag = 0;
+  MPI_Status st;
+  // Handle before re-posting: the handler reads the receive buffer.
+  if (connect_req_ != MPI_REQUEST_NULL && MPI_Test(&connect_req_, &flag, &st) == MPI_SUCCESS &&
+      flag) {
+    on_connect_request(st);
+    if (engines_ > 0)
+      MPI_Irecv(connect_buf_, sizeof connect_buf_, MPI_BYTE, MPI_ANY_SOURCE, kTagConnect, ctl_,
+                &connect_req_);
+    did = true;
+  }
+  flag = 0;
+  if (notice_req_ != MPI_REQUEST_NULL && MPI_Test(&notice_req_, &flag, &st) == MPI_SUCCESS &&
+      flag) {
+    on_notice(st);
+    if (engines_ > 0)
+      MPI_Irecv(notice_buf_, sizeof notice_buf_, MPI_BYTE, MPI_ANY_SOURCE, kTagNotice, ctl_,
+                &notice_req_);
+    did = true;
+  }
+  for (size_t i = 0; i < graves_.size();) {
+    flag = 0;
+    MPI_Test(&graves_[i].req, &flag, &st);
+    if (!flag) {
+      ++i;
+      continue;
+    }
+    std::shared_ptr<Channel> ch = std::move(graves_[i].ch);
+    graves_[i] = std::move(graves_.back());
+    graves_.pop_back();
+    did = true;
+    if (ch) {
+      --ch->graves;
+      int cancelled = 0;
+      MPI_Test_cancelled(&st, &cancelled);
+      if (!cancelled) ++ch->received;  // the cancel came too late: it took a message
+      maybe_retire(ch);
+    }
+  }
+  stats_.graves = graves_.size();
+  // Backwards: maybe_retire removes only the channel at hand from zombies_.
+  for (size_t i = zombies_.size(); i-- > 0;) {
+    std::shared_ptr<Channel> ch = zombies_[i];
+    if (drain(*ch)) did = true;
+    maybe_retire(ch);
+  }
+  return did;
+}
+
+}  // namespace commbench::mpi

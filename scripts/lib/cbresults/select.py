@@ -1,0 +1,99 @@
+"""Picking and aggregating rows for figures, the report and the regression gate. Everything
+here works from CSV rows alone."""
+
+import math
+import statistics
+from collections import defaultdict
+
+
+def is_raw(row):
+    return row["backend"].startswith("raw-")
+
+
+def family(backend):
+    return backend[4:] if backend.startswith("raw-") else backend
+
+
+def series_key(row):
+    """What one line of a figure stands for: backend, policy, MPI, origin."""
+    return (row["origin"], row["backend"], row["progress"], row["mpi"])
+
+
+def series_label(key, with_mpi=True):
+    origin, backend, progress, mpi = key
+    name = backend if (not progress or backend.startswith("raw-") or progress == "blocking"
+                       and origin == "external") else "%s:%s" % (backend, progress)
+    if origin == "external" and backend == "ucx_perftest":
+        name = "ucx_perftest -E %s" % progress
+    if with_mpi and mpi:
+        name += " (%s)" % mpi
+    return name
+
+
+def median(values):
+    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    return statistics.median(values) if values else None
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def curves(rows, benchmark, metric, lo=None, hi=None):
+    """{series key: {size: median metric over every row of that series and size}}."""
+    acc = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r["benchmark"] != benchmark or r.get(metric) is None or r.get("size_bytes") is None:
+            continue
+        s = int(r["size_bytes"])
+        if (lo is not None and s < lo) or (hi is not None and s > hi):
+            continue
+        acc[series_key(r)][s].append(r[metric])
+    return {k: {s: median(v) for s, v in sorted(d.items())} for k, d in acc.items()}
+
+
+def overhead_ratios(rows, benchmark="pingpong", metric="latency_us_p50"):
+    """Coroutine / raw ratio of the same family, taken only between rows of the same run
+    (interleaved, so both saw the same machine state): {(backend, progress, mpi):
+    {size: median ratio over runs}}."""
+    raw = {}
+    for r in rows:
+        if r["benchmark"] == benchmark and r["origin"] == "suite" and is_raw(r) and r.get(metric):
+            raw[(r["run_id"], family(r["backend"]), int(r["size_bytes"]))] = r[metric]
+    acc = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r["benchmark"] != benchmark or r["origin"] != "suite" or is_raw(r) or not r.get(metric):
+            continue
+        base = raw.get((r["run_id"], r["backend"], int(r["size_bytes"])))
+        if base:
+            acc[(r["backend"], r["progress"], r["mpi"])][int(r["size_bytes"])].append(
+                r[metric] / base)
+    return {k: {s: median(v) for s, v in sorted(d.items())} for k, d in acc.items()}
+
+
+APP_METRICS = ("wall_s", "comm_s", "comm_s_max_worker", "throughput_MBps", "rows_per_s")
+
+
+def app_points(rows, benchmark):
+    """{(origin, backend, progress, mpi, layout): {workers: {metric: median over runs}}}."""
+    acc = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in rows:
+        if r["benchmark"] != benchmark or r.get("workers") is None:
+            continue
+        key = (r["origin"], r["backend"], r["progress"], r["mpi"], r.get("layout", ""))
+        for m in APP_METRICS:
+            if r.get(m) is not None:
+                acc[key][int(r["workers"])][m].append(r[m])
+    return {k: {w: {m: median(v) for m, v in d.items()} for w, d in sorted(ws.items())}
+            for k, ws in acc.items()}
+
+
+def app_label(key):
+    origin, backend, progress, mpi, layout = key
+    name = backend if not progress else "%s:%s" % (backend, progress)
+    if mpi:
+        name += " (%s)" % mpi
+    if layout and origin == "suite":
+        name += " [%s]" % layout
+    return name

@@ -1,0 +1,222 @@
+"""Unit tests of the results pipeline: schema, tool-output parsers, ratios and speedups,
+figures and report from a synthetic CSV. Run: python3 -m unittest discover -s scripts/tests"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
+sys.path.insert(0, os.path.join(SCRIPTS, "baselines"))
+
+from cbresults import compare, launch, matrix, schema, select, sizes  # noqa: E402
+
+UCX_OUTPUT = """\
++--------------+--------------+------------------------------+---------------------+
+|    Stage     | # iterations | 50.0%ile | average | overall |  average |  overall |
+[thread 0]               128   4001.394  3906.239  3906.239        0.00       0.00         256         256
+Final:                  2000      0.531    19.561  1268.378        0.39       0.01       51122         788
+"""
+
+NP_OUT = """\
+       1 0.808344   0.00000944
+       3 2.466608   0.00000928
+       8 6.685783   0.00000913
+"""
+
+OSU_OUT = """\
+# OSU MPI Latency Test v7.1
+# Datatype: MPI_CHAR.
+# Size       Avg Latency(us)
+1                       0.38
+8                       0.40
+"""
+
+
+def read(path, mode="r"):
+    with open(path, mode) as f:
+        return f.read()
+
+
+def row(**kw):
+    r = {c: None if c in schema.NUMERIC else "" for c in schema.columns()}
+    r.update(kw)
+    return r
+
+
+class SchemaTest(unittest.TestCase):
+    def test_columns_come_from_the_cpp_header(self):
+        cols = schema.columns()
+        self.assertEqual(cols[0], "benchmark")
+        self.assertIn("latency_us_p50", cols)
+        self.assertEqual(cols[-1], "run_id")
+        self.assertEqual(cols, schema._FALLBACK_COLUMNS)  # keep the fallback in step
+
+    def test_write_then_read_round_trip_and_unknown_column(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "x.csv")
+            schema.write_csv(p, [{"benchmark": "pingpong", "size_bytes": 8,
+                                  "latency_us_p50": 0.5}], {"run_id": "r"})
+            rows = schema.read_csv(p)
+            self.assertEqual(rows[0]["size_bytes"], 8.0)
+            self.assertIsNone(rows[0]["bandwidth_MBps"])
+            self.assertEqual(json.loads(read(os.path.join(d, "x.json")))["run_id"], "r")
+            with self.assertRaises(ValueError):
+                schema.write_csv(p, [{"latency_ms": 1}])
+
+
+class ParserTest(unittest.TestCase):
+    def test_ucx_perftest_final_line(self):
+        import ucx_perftest
+        f = ucx_perftest.parse_final(UCX_OUTPUT)
+        self.assertEqual(f["iterations"], 2000)
+        self.assertAlmostEqual(f["lat_p50"], 0.531)
+        self.assertAlmostEqual(f["bw_avg"], 0.39)
+        self.assertIsNone(ucx_perftest.parse_final("no final line"))
+
+    def test_netpipe_keeps_powers_of_two_and_one_way_time(self):
+        import netpipe
+        rows = netpipe.to_rows(netpipe.parse_np_out(NP_OUT), "NPtcp", "r")
+        self.assertEqual([r["size_bytes"] for r in rows], [1, 8])
+        self.assertAlmostEqual(rows[1]["latency_us_p50"], 9.13)
+        self.assertAlmostEqual(rows[1]["bandwidth_MBps"], 8 / 9.13e-6 / 1e6)
+
+    def test_osu_two_columns(self):
+        import osu
+        self.assertEqual(osu.parse_two_columns(OSU_OUT), [(1, 0.38), (8, 0.40)])
+
+    def test_merge_expected_rows_match_brief(self):
+        import dask_baseline
+        self.assertEqual(dask_baseline.expected_matches(1_000_000, 2, 0.3), 600_000)
+
+    def test_merge_generator_yields_expected_matches(self):
+        import dask_baseline
+        import pandas as pd
+        rows, n = 1000, 3
+        build = pd.concat([dask_baseline._build_chunk(i, rows, n, 1) for i in range(n)])
+        other = pd.concat([dask_baseline._other_chunk(i, rows, n, 0.3, 1) for i in range(n)])
+        self.assertTrue(build["key"].is_unique)
+        self.assertEqual(len(build.merge(other, on="key")),
+                         dask_baseline.expected_matches(rows, n, 0.3))
+
+
+class SizesAndLaunchTest(unittest.TestCase):
+    def test_sizes(self):
+        self.assertEqual(sizes.fmt_size(4096), "4K")
+        self.assertEqual(sizes.fmt_size(3), "3")
+        self.assertEqual(sizes.parse_size("128M"), 128 << 20)
+        self.assertEqual(sizes.band(4096), "1B-4KiB")
+        self.assertEqual(sizes.band(8192), "8KiB-512KiB")
+        self.assertEqual(sizes.band(1 << 20), ">=1MiB")
+
+    def test_hostfile_conversion(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
+            f.write("# nodes\nn1 slots=4\nn2:2\nn3\n")
+        try:
+            mp = read(launch.hostfile_for("mpich", f.name)).split()
+            om = read(launch.hostfile_for("openmpi", f.name)).splitlines()
+        finally:
+            os.remove(f.name)
+        self.assertEqual(mp, ["n1:4", "n2:2", "n3"])
+        self.assertEqual(om, ["n1 slots=4", "n2 slots=2", "n3"])
+
+    def test_mpirun_prefix_one_rank_per_node(self):
+        cmd = launch.mpirun_prefix("openmpi", 2, None, 1)
+        self.assertEqual(cmd[:2], ["mpirun.openmpi", "--oversubscribe"])
+        self.assertIn("ppr:1:node", cmd)
+        self.assertEqual(launch.mpirun_prefix("mpich", 4)[-2:], ["-np", "4"])
+
+    def test_matrix_groups_policies_with_raw_baseline(self):
+        fams = matrix.families({"tcp": ["epoll"], "raw-tcp": [], "mpi": ["cooperative",
+                                "batched"], "raw-mpi": [], "ucx": ["event", "polling"]})
+        self.assertEqual(matrix.family_backend_list("mpi", fams["mpi"]),
+                         ["mpi:cooperative", "mpi:batched", "raw-mpi"])
+        self.assertEqual(matrix.compare_backend_list(fams),
+                         ["mpi:cooperative", "tcp:epoll", "ucx:polling", "raw-mpi", "raw-tcp"])
+
+
+def synthetic_rows():
+    rows = []
+    for run, scale in (("r1", 1.0), ("r2", 3.0)):  # two VM modes: absolute x3, ratios equal
+        for s in (1, 64, 4096, 65536):
+            rows.append(row(benchmark="pingpong", origin="suite", backend="tcp", progress="epoll",
+                            mpi="openmpi", size_bytes=s, latency_us_p50=2.0 * scale,
+                            run_id=run))
+            rows.append(row(benchmark="pingpong", origin="suite", backend="raw-tcp",
+                            progress="blocking", mpi="openmpi", size_bytes=s,
+                            latency_us_p50=4.0 * scale, run_id=run))
+            rows.append(row(benchmark="pingpong", origin="suite", backend="mpi",
+                            progress="cooperative", mpi="openmpi", size_bytes=s,
+                            latency_us_p50=0.5 * scale, run_id=run))
+    for s in (1 << 20, 4 << 20):
+        for b, bw in (("tcp", 2000.0), ("raw-tcp", 1800.0), ("mpi", 9000.0)):
+            rows.append(row(benchmark="bandwidth", origin="suite", backend=b,
+                            progress="cooperative" if b == "mpi" else "epoll", mpi="openmpi",
+                            size_bytes=s, bandwidth_MBps=bw, run_id="r3"))
+    for w in (1, 2):
+        for run in range(3):
+            for b, wall in (("tcp", 2.0), ("mpi", 1.0)):
+                rows.append(row(benchmark="transpose_sum", origin="suite", backend=b,
+                                progress="cooperative" if b == "mpi" else "epoll",
+                                mpi="openmpi", layout="compact", workers=w, run=run,
+                                wall_s=wall, comm_s=wall / 2, throughput_MBps=100 / wall,
+                                run_id="a%d" % w))
+            rows.append(row(benchmark="transpose_sum", origin="external", backend="dask-tcp",
+                            progress="asyncio", layout="dask", workers=w, run=run, wall_s=4.0,
+                            comm_s=1.0, run_id="d"))
+    return rows
+
+
+class CompareTest(unittest.TestCase):
+    def test_overhead_is_taken_within_a_run(self):
+        ratios = select.overhead_ratios(synthetic_rows())
+        self.assertEqual(set(ratios), {("tcp", "epoll", "openmpi")})
+        for v in ratios[("tcp", "epoll", "openmpi")].values():
+            self.assertAlmostEqual(v, 0.5)
+
+    def test_speedups(self):
+        rows = synthetic_rows()
+        g, how, n = compare.micro_speedup(rows, "mpi", "tcp", "latency", "1B-4KiB", "openmpi")
+        self.assertAlmostEqual(g, 4.0)
+        self.assertEqual((how, n), ("interleaved", 3))
+        g, _, _ = compare.micro_speedup(rows, "mpi", "tcp", "bandwidth", ">=1MiB", "openmpi")
+        self.assertAlmostEqual(g, 4.5)
+        g, n = compare.app_speedup(rows, "mpi", "tcp", "transpose_sum", "wall_s", "openmpi")
+        self.assertAlmostEqual(g, 2.0)
+        self.assertEqual(n, 2)
+        g, n = compare.app_speedup(rows, "mpi", "dask-tcp", "transpose_sum", "wall_s", "openmpi")
+        self.assertAlmostEqual(g, 4.0)
+        self.assertEqual(compare.micro_speedup(rows, "mpi", "ucx", "latency", "1B-4KiB",
+                                               "openmpi")[0], None)
+
+
+class FiguresAndReportTest(unittest.TestCase):
+    def test_plot_and_report_from_csv_alone(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "csv"))
+            schema.write_csv(os.path.join(d, "csv", "x.csv"), synthetic_rows())
+            for tool in ("plot", "report"):
+                p = subprocess.run([sys.executable, os.path.join(SCRIPTS, tool), d],
+                                   capture_output=True, text=True, timeout=300)
+                self.assertEqual(p.returncode, 0, p.stderr)
+            figs = sorted(os.listdir(os.path.join(d, "figures")))
+            self.assertEqual(figs, ["bandwidth.png", "latency_medium.png", "latency_small.png",
+                                    "overhead.png", "transpose_sum.png"])
+            for f in figs:
+                self.assertEqual(read(os.path.join(d, "figures", f), "rb")[:8],
+                                 b"\x89PNG\r\n\x1a\n")
+            md = read(os.path.join(d, "report.md"))
+            self.assertIn("| mpi:cooperative vs tcp:epoll | latency 1B-4KiB | – | 4.00x", md)
+            self.assertIn("| tcp:epoll | openmpi | 0.50x |", md)
+            page = read(os.path.join(d, "report.html"))
+            self.assertIn("data:image/png;base64,", page)
+            self.assertIn("<table>", page)
+
+
+if __name__ == "__main__":
+    unittest.main()

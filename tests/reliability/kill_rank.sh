@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# kill_rank.sh SECONDS_LIMIT RANK REGEX CSV LAUNCHER... -- starts a long run under
+# mpirun, SIGKILLs rank RANK once it is under way (it has used 0.5 s of CPU), and asserts
+# what the user sees: a non-zero exit within SECONDS_LIMIT, a line on stderr matching
+# REGEX (extended, case-insensitive) that names the loss, and no CSV that looks complete
+# (only CSV.partial may remain).
+set -u
+limit=$1; rank=$2; regex=$3; csv=$4; shift 4
+rm -f "$csv" "$csv.partial" "$csv.json"
+err=$(mktemp)
+start=$(date +%s.%N)
+"$@" >/dev/null 2>"$err" &
+launcher=$!
+
+# The launcher's children are the ranks; rank 1 is found by the rank its launcher exported.
+victim=""
+for _ in $(seq 1 600); do
+  for pid in $(pgrep -P "$launcher" 2>/dev/null; for c in $(pgrep -P "$launcher" 2>/dev/null); do pgrep -P "$c"; done); do
+    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -Eq "^(OMPI_COMM_WORLD_RANK|PMI_RANK)=${rank}$"; then
+      victim=$pid
+    fi
+  done
+  [ -n "$victim" ] && [ "$(awk '{print $14+$15}' "/proc/$victim/stat" 2>/dev/null || echo 0)" -gt 50 ] && break
+  sleep 0.05
+done
+if [ -z "$victim" ]; then
+  echo "FAIL: could not find rank $rank under launcher $launcher"; kill -9 "$launcher"; cat "$err"; exit 1
+fi
+kill -9 "$victim"
+( sleep "$limit"; kill -9 "$launcher" 2>/dev/null ) & watchdog=$!
+wait "$launcher"; rc=$?
+kill "$watchdog" 2>/dev/null
+took=$(echo "$(date +%s.%N) - $start" | bc)
+status=0
+if [ "$rc" -eq 0 ]; then echo "FAIL: exit status 0 after rank $rank was killed"; status=1; fi
+if [ "$rc" -eq 137 ]; then echo "FAIL: still running after ${limit} s (killed by the test)"; status=1; fi
+if ! grep -Eiq -- "$regex" "$err"; then
+  echo "FAIL: no line matching /$regex/ about the lost rank"; cat "$err"; status=1
+fi
+if [ -e "$csv" ]; then echo "FAIL: $csv exists after a failed run (looks complete)"; status=1; fi
+echo "exit $rc after ${took} s; what the user saw:"
+grep -Ei 'error|signal|killed' "$err" | head -5
+rm -f "$err" "$csv.partial"
+exit $status

@@ -1,0 +1,13 @@
+// MPI is initialized once for the process, as in the comm suite, so backends that need
+// it (mpi) run here too; the executable is launched with `mpirun -np 1`.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rc = RUN_ALL_TESTS();
+  MPI_Finalize();
+  return rc;
+}
