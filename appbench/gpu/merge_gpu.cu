@@ -1,5 +1,3 @@
-#include "gpu/merge_gpu.hpp"
-
 #include <thrust/binary_search.h>
 #include <thrust/device_ptr.h>
 #include <thrust/device_vector.h>
@@ -13,6 +11,8 @@
 
 #include <stdexcept>
 #include <string>
+
+#include "gpu/merge_gpu.hpp"
 
 namespace commbench::app::gpu {
 
@@ -30,10 +30,11 @@ struct PartitionOf {
 // Thread i writes probe row i's matches: build rows [lo[i], hi[i]) of the sorted side.
 __global__ void emit_matches(const int64_t* __restrict__ probe_keys,
                              const int64_t* __restrict__ probe_payload,
-                             const int64_t* __restrict__ build_payload, const size_t* __restrict__ lo,
-                             const size_t* __restrict__ hi, const size_t* __restrict__ at,
-                             size_t rows, int64_t* __restrict__ out_keys,
-                             int64_t* __restrict__ out_build, int64_t* __restrict__ out_probe) {
+                             const int64_t* __restrict__ build_payload,
+                             const size_t* __restrict__ lo, const size_t* __restrict__ hi,
+                             const size_t* __restrict__ at, size_t rows,
+                             int64_t* __restrict__ out_keys, int64_t* __restrict__ out_build,
+                             int64_t* __restrict__ out_probe) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rows;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     size_t o = at[i];
@@ -73,7 +74,7 @@ std::vector<size_t> hash_partition(const int64_t* keys, const int64_t* payload, 
 
 struct DeviceJoin::Impl {
   thrust::device_vector<int64_t> keys, payload;  // sorted by key
-  thrust::device_vector<size_t> lo, hi, at;     // per probe row
+  thrust::device_vector<size_t> lo, hi, at;      // per probe row
   size_t total = 0;
 
   void bounds(const int64_t* probe_keys, size_t rows) {
@@ -113,12 +114,11 @@ size_t DeviceJoin::materialize(const int64_t* probe_keys, const int64_t* probe_p
   if (rows == 0) return 0;
   unsigned threads = 256;
   unsigned blocks = static_cast<unsigned>(std::min<size_t>((rows + threads - 1) / threads, 65535));
-  emit_matches<<<blocks, threads>>>(probe_keys, probe_payload,
-                                    thrust::raw_pointer_cast(impl_->payload.data()),
-                                    thrust::raw_pointer_cast(impl_->lo.data()),
-                                    thrust::raw_pointer_cast(impl_->hi.data()),
-                                    thrust::raw_pointer_cast(impl_->at.data()), rows, out_keys,
-                                    out_build_payload, out_probe_payload);
+  emit_matches<<<blocks, threads>>>(
+      probe_keys, probe_payload, thrust::raw_pointer_cast(impl_->payload.data()),
+      thrust::raw_pointer_cast(impl_->lo.data()), thrust::raw_pointer_cast(impl_->hi.data()),
+      thrust::raw_pointer_cast(impl_->at.data()), rows, out_keys, out_build_payload,
+      out_probe_payload);
   check(cudaGetLastError(), "emit_matches launch");
   check(cudaDeviceSynchronize(), "emit_matches");
   return impl_->total;

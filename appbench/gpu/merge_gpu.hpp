@@ -17,9 +17,11 @@ namespace commbench::app::gpu {
 // The partition of a key, the same on host and device (murmur3's 64-bit finalizer, so
 // consecutive keys spread evenly).
 #if defined(__CUDACC__)
-__host__ __device__
+#define COMMBENCH_HOST_DEVICE __host__ __device__
+#else
+#define COMMBENCH_HOST_DEVICE
 #endif
-inline uint32_t partition_of(int64_t key, uint32_t parts) {
+COMMBENCH_HOST_DEVICE inline uint32_t partition_of(int64_t key, uint32_t parts) {
   uint64_t z = static_cast<uint64_t>(key);
   z ^= z >> 33;
   z *= 0xff51afd7ed558ccdull;

@@ -1,15 +1,15 @@
-#include "gpu/transpose_add_gpu.hpp"
-
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
 
+#include "gpu/transpose_add_gpu.hpp"
+
 namespace commbench::app::gpu {
 
 namespace {
 
-constexpr int kTile = 32;  // one warp wide
+constexpr int kTile = 32;        // one warp wide
 constexpr int kRowsPerPass = 8;  // a 32 x 8 thread block covers a tile in 4 passes
 
 // One 32 x 32 tile of y per thread block. Reading b^T straight from global memory would

@@ -2,8 +2,7 @@
 
 namespace commbench::app {
 
-Task<void> Channel::send(const ControlMessage& msg, std::span<const Buffer> bulk) {
-  std::vector<std::byte> head = encode(msg);
+Task<void> Channel::send_encoded(std::vector<std::byte> head, std::vector<Buffer> bulk) {
   Message m;
   m.frames.reserve(1 + bulk.size());
   m.frames.push_back(Buffer{head.data(), head.size(), MemoryKind::host});

@@ -1,3 +1,7 @@
+// Coroutine code in appbench builds every message in a named variable before
+// `co_await ...send(msg)`: GCC 12 destroys some aggregate temporaries of a co_await
+// full-expression twice (seen here as a double free), so none are created there.
+//
 // A comm carrying the runtime's protocol: control message in frame 0, bulk parts as the
 // frames after it. Writes from several coroutines (a worker's executor reporting a task
 // while its message loop answers a stats request) take turns whole-message at a time.
@@ -19,7 +23,12 @@ class Channel {
       : comm_(std::move(comm)), write_lock_(loop) {}
 
   // Sends `msg` followed by `bulk` as separate frames (their memory is not copied).
-  Task<void> send(const ControlMessage& msg, std::span<const Buffer> bulk = {});
+  // Encodes at once, so the caller's message need not outlive the call.
+  template <typename T>
+  Task<void> send(const T& msg, std::span<const Buffer> bulk = {}) {
+    return send_encoded(encode(msg), std::vector<Buffer>(bulk.begin(), bulk.end()));
+  }
+  Task<void> send_encoded(std::vector<std::byte> head, std::vector<Buffer> bulk);
   // Reads the next message into `into` and decodes frame 0; bulk frames stay in `into`.
   Task<ControlMessage> recv(Message& into, CancelToken token = {});
 

@@ -15,7 +15,10 @@ Client::Client(EventLoop& loop, const Topology& topo, Backend& backend,
 Task<void> Client::connect() {
   const std::string& at = topo_.addresses[static_cast<size_t>(topo_.scheduler_rank())];
   scheduler_ = std::make_unique<Channel>(loop_, co_await connector_->connect(at, timeout_));
-  co_await scheduler_->send(Hello{Role::client, -1});
+  {
+    ControlMessage msg = Hello{Role::client, -1};
+    co_await scheduler_->send(msg);
+  }
   try {
     Hello ready = co_await with_timeout(loop_, timeout_, [&](CancelToken t) -> Task<Hello> {
       co_return expect<Hello>(co_await scheduler_->recv(in_, t), "scheduler handshake");
@@ -41,7 +44,10 @@ Task<ControlMessage> Client::await_reply() {
 
 Task<std::vector<KeyInfo>> Client::compute(std::vector<TaskSpec> tasks) {
   uint64_t id = next_id_++;
-  co_await scheduler_->send(Submit{id, std::move(tasks)});
+  {
+    ControlMessage msg = Submit{id, std::move(tasks)};
+    co_await scheduler_->send(msg);
+  }
   for (;;) {
     ControlMessage m = co_await await_reply();
     if (auto* d = std::get_if<GraphDone>(&m); d && d->graph == id) co_return std::move(d->results);
@@ -86,12 +92,18 @@ Task<std::vector<Value>> Client::gather(const std::vector<KeyInfo>& keys) {
 }
 
 Task<void> Client::release(std::vector<std::string> keys) {
-  co_await scheduler_->send(Release{std::move(keys)});
+  {
+    ControlMessage msg = Release{std::move(keys)};
+    co_await scheduler_->send(msg);
+  }
 }
 
 Task<std::vector<WorkerStats>> Client::stats() {
   uint64_t id = next_id_++;
-  co_await scheduler_->send(StatsRequest{id});
+  {
+    ControlMessage msg = StatsRequest{id};
+    co_await scheduler_->send(msg);
+  }
   for (;;) {
     ControlMessage m = co_await await_reply();
     if (auto* r = std::get_if<StatsReply>(&m); r && r->id == id) co_return std::move(r->workers);
@@ -100,7 +112,10 @@ Task<std::vector<WorkerStats>> Client::stats() {
 }
 
 Task<void> Client::shutdown() {
-  co_await scheduler_->send(Shutdown{});
+  {
+    ControlMessage msg = Shutdown{};
+    co_await scheduler_->send(msg);
+  }
   co_await scheduler_->comm().close();
 }
 

@@ -80,7 +80,10 @@ Task<void> Scheduler::serve_worker(std::unique_ptr<Channel> ch, int index) {
 Task<void> Scheduler::serve_client(std::unique_ptr<Channel> ch) {
   co_await all_registered_.wait();
   client_ = ch.get();
-  co_await ch->send(Hello{Role::client, topo_.workers()});  // "ready": every worker is here
+  {
+    ControlMessage msg = Hello{Role::client, topo_.workers()};
+    co_await ch->send(msg);  // "ready": every worker is here
+  }
   Message in;
   try {
     for (;;) {
@@ -103,10 +106,10 @@ Task<void> Scheduler::serve_client(std::unique_ptr<Channel> ch) {
   client_ = nullptr;
 }
 
-Task<void> Scheduler::to_client(const ControlMessage& m) {
+Task<void> Scheduler::to_client_encoded(std::vector<std::byte> bytes) {
   if (!client_) co_return;
   try {
-    co_await client_->send(m);
+    co_await client_->send_encoded(std::move(bytes), {});
   } catch (const std::exception&) {
     client_ = nullptr;
   }
@@ -118,7 +121,10 @@ Task<void> Scheduler::fail_graph(uint64_t graph, const std::string& error) {
     if (it->second.failed) co_return;
     it->second.failed = true;
   }
-  co_await to_client(GraphFailed{graph, error});
+  {
+    ControlMessage msg = GraphFailed{graph, error};
+    co_await to_client(msg);
+  }
 }
 
 Task<void> Scheduler::on_submit(Submit s) {
@@ -160,14 +166,20 @@ Task<void> Scheduler::on_submit(Submit s) {
   if (!error.empty()) {
     for (const auto& key : added) keys_.erase(key);
     graphs_.erase(s.graph);
-    co_await to_client(GraphFailed{s.graph, error});
+    {
+      ControlMessage msg = GraphFailed{s.graph, error};
+      co_await to_client(msg);
+    }
     co_return;
   }
   g.keys = added;
   g.remaining = added.size();
   if (g.remaining == 0) {
     graphs_.erase(s.graph);
-    co_await to_client(GraphDone{s.graph, {}});
+    {
+      ControlMessage msg = GraphDone{s.graph, {}};
+      co_await to_client(msg);
+    }
     co_return;
   }
   std::vector<std::string> ready;
@@ -204,7 +216,8 @@ Task<void> Scheduler::assign(const std::string& key) {
     }
   }
   if (chosen < 0 || !workers_[static_cast<size_t>(chosen)].alive) {
-    co_await fail_graph(e.graph, "no live worker for task '" + key + "'");
+    std::string error = "no live worker for task '" + key + "'";
+    co_await fail_graph(e.graph, error);
     co_return;
   }
   e.state = KeyState::processing;
@@ -251,8 +264,8 @@ Task<void> Scheduler::on_task_done(int worker, TaskDone d) {
 Task<void> Scheduler::on_task_failed(int worker, TaskFailed f) {
   auto it = keys_.find(f.key);
   uint64_t graph = it == keys_.end() ? 0 : it->second.graph;
-  co_await fail_graph(graph, "task '" + f.key + "' failed on " + describe_worker(worker) + ": " +
-                                 f.error);
+  std::string error = "task '" + f.key + "' failed on " + describe_worker(worker) + ": " + f.error;
+  co_await fail_graph(graph, error);
 }
 
 Task<void> Scheduler::on_release(Release r) {
@@ -291,7 +304,10 @@ Task<void> Scheduler::on_stats_request(StatsRequest r) {
   for (auto& w : workers_) {
     if (!w.alive) continue;
     try {
-      co_await w.ch->send(StatsRequest{r.id});
+      {
+        ControlMessage msg = StatsRequest{r.id};
+        co_await w.ch->send(msg);
+      }
     } catch (const std::exception&) {
     }
   }
@@ -321,7 +337,10 @@ Task<void> Scheduler::on_shutdown() {
   for (auto& w : workers_) {
     if (!w.alive) continue;
     try {
-      co_await w.ch->send(Shutdown{});
+      {
+        ControlMessage msg = Shutdown{};
+        co_await w.ch->send(msg);
+      }
     } catch (const std::exception&) {
     }
   }

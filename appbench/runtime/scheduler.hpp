@@ -59,7 +59,11 @@ class Scheduler {
   Task<void> on_shutdown();
   Task<void> assign(const std::string& key);
   Task<void> fail_graph(uint64_t graph, const std::string& error);
-  Task<void> to_client(const ControlMessage& m);
+  template <typename T>
+  Task<void> to_client(const T& m) {
+    return to_client_encoded(encode(m));
+  }
+  Task<void> to_client_encoded(std::vector<std::byte> bytes);
   std::string describe_worker(int index) const;
 
   EventLoop& loop_;

@@ -33,7 +33,10 @@ Task<void> Worker::run() {
                                            opts_.connect_timeout);
   const std::string& at = topo_.addresses[static_cast<size_t>(topo_.scheduler_rank())];
   scheduler_ = std::make_unique<Channel>(loop_, co_await connector_->connect(at, opts_.connect_timeout));
-  co_await scheduler_->send(Hello{Role::worker, index_});
+  {
+    ControlMessage msg = Hello{Role::worker, index_};
+    co_await scheduler_->send(msg);
+  }
   co_await when_all(message_loop(), executor());
 }
 
@@ -47,7 +50,8 @@ Task<void> Worker::message_loop() {
       } else if (auto* r = std::get_if<Release>(&m)) {
         on_release(*r);
       } else if (auto* s = std::get_if<StatsRequest>(&m)) {
-        co_await report(take_stats(s->id));
+        StatsReply reply = take_stats(s->id);
+        co_await report(reply);
       } else if (std::holds_alternative<Shutdown>(m)) {
         break;
       } else {
@@ -150,7 +154,10 @@ Task<void> Worker::fetch(std::string key, int holder) {
   auto waiters = std::move(fetching_[key]);
   fetching_.erase(key);
   std::string why = fetch_error(key, holder, error);
-  for (auto& w : waiters) co_await report(TaskFailed{w->task.key, why});
+  for (auto& w : waiters) {
+    ControlMessage msg = TaskFailed{w->task.key, why};
+    co_await report(msg);
+  }
 }
 
 std::string Worker::fetch_error(const std::string& key, int holder, const std::string& error) const {
@@ -205,14 +212,20 @@ Task<void> Worker::run_task(std::shared_ptr<Pending> p) {
     if (auto f = fetched_.find(dep.key); f != fetched_.end() && --f->second.users <= 0)
       fetched_.erase(f);
   if (error.empty())
-    co_await report(TaskDone{c.key, nbytes});
+    {
+      ControlMessage msg = TaskDone{c.key, nbytes};
+      co_await report(msg);
+    }
   else
-    co_await report(TaskFailed{c.key, error});
+    {
+      ControlMessage msg = TaskFailed{c.key, error};
+      co_await report(msg);
+    }
 }
 
-Task<void> Worker::report(const ControlMessage& m) {
+Task<void> Worker::report_encoded(std::vector<std::byte> bytes) {
   try {
-    co_await scheduler_->send(m);
+    co_await scheduler_->send_encoded(std::move(bytes), {});
   } catch (const std::exception&) {
     // the message loop sees the same failure and ends the worker with its reason
   }
@@ -238,8 +251,10 @@ Task<void> Worker::serve_data(std::unique_ptr<Channel> ch, Hello) {
         head.parts.push_back(static_cast<uint32_t>(v->parts.size()));
       }
       if (!missing.empty()) {
-        co_await ch->send(DataMissing{"worker " + std::to_string(index_) + " does not hold '" +
-                                      missing + "'"});
+        {
+          ControlMessage msg = DataMissing{"worker " + std::to_string(index_) + " does not hold '" + missing + "'"};
+          co_await ch->send(msg);
+        }
         continue;
       }
       std::vector<Buffer> bulk;

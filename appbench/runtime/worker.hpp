@@ -56,7 +56,11 @@ class Worker {
   Task<void> fetch(std::string key, int holder);
   Task<void> executor();
   Task<void> run_task(std::shared_ptr<Pending> p);
-  Task<void> report(const ControlMessage& m);
+  template <typename T>
+  Task<void> report(const T& m) {
+    return report_encoded(encode(m));
+  }
+  Task<void> report_encoded(std::vector<std::byte> bytes);
   const Value* find(const std::string& key) const;
   std::string fetch_error(const std::string& key, int holder, const std::string& error) const;
 

@@ -1,0 +1,164 @@
+#include "workloads/merge_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace commbench::app::merge {
+
+namespace {
+
+// splitmix64: small, fast, and good enough to shuffle benchmark data reproducibly.
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint64_t below(uint64_t n) {  // Lemire's multiply-shift; the tiny bias is irrelevant here
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+  }
+};
+
+void shuffle(int64_t* v, uint64_t n, Rng& rng) {
+  for (uint64_t i = n; i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
+}
+
+inline uint64_t hash_key(int64_t key) {
+  auto z = static_cast<uint64_t>(key);
+  z ^= z >> 33;
+  z *= 0xff51afd7ed558ccdull;
+  z ^= z >> 33;
+  z *= 0xc4ceb9fe1a85ec53ull;
+  z ^= z >> 33;
+  return z;
+}
+
+constexpr uint64_t kSeed = 17561648;  // per table and chunk: kSeed + 2 * chunk (+1 for other)
+
+}  // namespace
+
+uint64_t Params::matches_per_pair() const {
+  auto u = static_cast<uint64_t>(std::floor(static_cast<double>(rows / chunks) * frac_match));
+  return std::max<uint64_t>(u, 1);
+}
+
+Value generate_build(const Params& p, uint64_t chunk) {
+  Value v = make_value({p.rows * 8, p.rows * 8});
+  int64_t* key = v.part<int64_t>(0).data();
+  int64_t* payload = v.part<int64_t>(1).data();
+  Rng rng{kSeed + 2 * chunk};
+  for (uint64_t r = 0; r < p.rows; ++r) {
+    key[r] = static_cast<int64_t>(p.rows * chunk + r);
+    payload[r] = static_cast<int64_t>(r);
+  }
+  shuffle(payload, p.rows, rng);
+  return v;
+}
+
+Value generate_other(const Params& p, uint64_t chunk) {
+  uint64_t sub = p.rows / p.chunks, use = p.matches_per_pair();
+  if (use * p.chunks > p.rows) throw std::invalid_argument("merge: too few rows for the chunks");
+  Value v = make_value({p.rows * 8, p.rows * 8});
+  int64_t* key = v.part<int64_t>(0).data();
+  int64_t* payload = v.part<int64_t>(1).data();
+  Rng rng{kSeed + 2 * chunk + 1};
+  std::vector<int64_t> range(sub);
+  uint64_t at = 0;
+  for (uint64_t part = 0; part < p.chunks; ++part) {  // matching keys, balanced
+    uint64_t begin = p.rows * part + sub * chunk;
+    for (uint64_t k = 0; k < sub; ++k) range[k] = static_cast<int64_t>(begin + k);
+    for (uint64_t i = 0; i < use; ++i) std::swap(range[i], range[i + rng.below(sub - i)]);
+    std::copy(range.begin(), range.begin() + static_cast<ptrdiff_t>(use), key + at);
+    at += use;
+  }
+  uint64_t none = p.rows * p.chunks + p.rows * chunk;  // keys no build chunk has
+  for (uint64_t k = 0; at < p.rows; ++k) key[at++] = static_cast<int64_t>(none + k);
+  shuffle(key, p.rows, rng);
+  for (uint64_t r = 0; r < p.rows; ++r) payload[r] = static_cast<int64_t>(r);
+  shuffle(payload, p.rows, rng);
+  return v;
+}
+
+uint32_t partition_of(int64_t key, uint32_t partitions) {
+  return static_cast<uint32_t>((static_cast<unsigned __int128>(hash_key(key) >> 1) * partitions) >> 63);
+}
+
+Value split(const Value& table, uint32_t partitions) {
+  auto key = table.part<const int64_t>(0);
+  auto payload = table.part<const int64_t>(1);
+  Value scratch = make_value({key.size() * 4});  // pooled: no fresh pages every run
+  uint32_t* dest = scratch.part<uint32_t>(0).data();
+  std::vector<size_t> count(partitions, 0);
+  for (size_t r = 0; r < key.size(); ++r) ++count[dest[r] = partition_of(key[r], partitions)];
+  std::vector<size_t> sizes;
+  for (uint32_t q = 0; q < partitions; ++q) {
+    sizes.push_back(count[q] * 8);
+    sizes.push_back(count[q] * 8);
+  }
+  Value out = make_value(std::span<const size_t>(sizes));
+  std::vector<int64_t*> ok(partitions), op(partitions);
+  for (uint32_t q = 0; q < partitions; ++q) {
+    ok[q] = out.part<int64_t>(2 * q).data();
+    op[q] = out.part<int64_t>(2 * q + 1).data();
+  }
+  for (size_t r = 0; r < key.size(); ++r) {
+    uint32_t q = dest[r];
+    *ok[q]++ = key[r];
+    *op[q]++ = payload[r];
+  }
+  return out;
+}
+
+Value hash_join(const std::vector<const Value*>& build, const std::vector<const Value*>& other) {
+  size_t nb = 0, no = 0;
+  for (const Value* v : build) nb += v->part<const int64_t>(0).size();
+  for (const Value* v : other) no += v->part<const int64_t>(0).size();
+  // Open addressing, linear probing, at most half full; key and payload side by side so
+  // a probe touches one cache line.
+  size_t cap = 16;
+  while (cap < 2 * nb) cap <<= 1;
+  struct Slot {
+    int64_t key;
+    int64_t payload;
+  };
+  constexpr int64_t kEmpty = -1;  // generated keys are never negative
+  Value scratch = make_value({cap * sizeof(Slot)});
+  Slot* table = scratch.part<Slot>(0).data();
+  std::fill(table, table + cap, Slot{kEmpty, 0});
+  size_t mask = cap - 1;
+  for (const Value* v : build) {
+    auto k = v->part<const int64_t>(0);
+    auto p = v->part<const int64_t>(1);
+    for (size_t r = 0; r < k.size(); ++r) {
+      size_t i = hash_key(k[r]) & mask;
+      while (table[i].key != kEmpty) i = (i + 1) & mask;
+      table[i] = Slot{k[r], p[r]};
+    }
+  }
+  Value out = make_value({no * 8, no * 8, no * 8});  // at most one match per other row
+  int64_t* ok = out.part<int64_t>(0).data();
+  int64_t* ob = out.part<int64_t>(1).data();
+  int64_t* oo = out.part<int64_t>(2).data();
+  size_t m = 0;
+  for (const Value* v : other) {
+    auto k = v->part<const int64_t>(0);
+    auto p = v->part<const int64_t>(1);
+    for (size_t r = 0; r < k.size(); ++r) {
+      for (size_t i = hash_key(k[r]) & mask; table[i].key != kEmpty; i = (i + 1) & mask)
+        if (table[i].key == k[r]) {
+          ok[m] = k[r];
+          ob[m] = table[i].payload;
+          oo[m] = p[r];
+          ++m;
+          break;  // build keys are unique
+        }
+    }
+  }
+  for (auto& part : out.parts) part.size = m * 8;  // the allocation stays, the view shrinks
+  return out;
+}
+
+}  // namespace commbench::app::merge

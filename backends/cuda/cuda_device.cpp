@@ -11,8 +11,7 @@ namespace commbench::cuda {
 namespace {
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
 class DeviceAllocator final : public MemoryAllocator {
@@ -88,8 +87,8 @@ class CudaOps final : public gpu::DeviceOps {
 };
 
 int local_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK",
-                        "SLURM_LOCALID"})
+  for (const char* v :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "SLURM_LOCALID"})
     if (const char* r = std::getenv(v)) return std::atoi(r);
   return 0;
 }

@@ -22,6 +22,13 @@ std::string inner_address(const std::string& address) {
   return address.substr(kPrefix.size());
 }
 
+std::string error_type(const std::exception& e) {
+  if (dynamic_cast<const ProtocolError*>(&e)) return "ProtocolError";
+  if (dynamic_cast<const CommClosedError*>(&e)) return "CommClosedError";
+  if (dynamic_cast<const TimeoutError*>(&e)) return "TimeoutError";
+  return "other";
+}
+
 Message one_frame(std::vector<std::byte>& bytes) {
   return Message({Buffer{bytes.data(), bytes.size(), MemoryKind::host}});
 }
@@ -68,6 +75,7 @@ class FaultListener final : public Listener {
     } catch (const std::exception& e) {
       ++plan->handshakes_refused;
       plan->last_handshake_error = e.what();
+      plan->last_handshake_error_type = error_type(e);
       c->abort();
       co_return;  // as the real listeners do: a failed handshake drops that peer only
     }

@@ -42,6 +42,7 @@ struct FaultPlan {
   size_t injected = 0;                 // faults this plan injected
   size_t handshakes_refused = 0;       // listener side: connections dropped in the hello
   std::string last_handshake_error;    // listener side: why the last one was dropped
+  std::string last_handshake_error_type;  // its type: ProtocolError, CommClosedError, ...
 };
 
 // Faults injected by every plan in this process (the report counts them).

@@ -1,6 +1,9 @@
 #include "gpu/gpu_path.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
+
+#include "gpu/host_device_ops.hpp"
 
 #ifdef COMMBENCH_HAVE_CUDA
 #include "cuda/cuda_device.hpp"
@@ -10,10 +13,14 @@ namespace commbench::gpu {
 
 std::string_view to_string(GpuPath p) noexcept {
   switch (p) {
-    case GpuPath::none: return "none";
-    case GpuPath::pass_through: return "pass-through";
-    case GpuPath::staged: return "staged";
-    case GpuPath::cuda_ipc: return "cuda-ipc";
+    case GpuPath::none:
+      return "none";
+    case GpuPath::pass_through:
+      return "pass-through";
+    case GpuPath::staged:
+      return "staged";
+    case GpuPath::cuda_ipc:
+      return "cuda-ipc";
   }
   return "unknown";
 }
@@ -33,11 +40,22 @@ GpuPath choose_path(std::string_view requested, bool accepts_device) {
         "--gpu-path pass-through: this library reports no CUDA support at run time (use staged)");
   if (p == GpuPath::cuda_ipc)
     throw std::invalid_argument("--gpu-path cuda-ipc is not implemented yet (use staged)");
-  if (p == GpuPath::none) throw std::invalid_argument("--gpu-path none: device memory needs a path");
+  if (p == GpuPath::none)
+    throw std::invalid_argument("--gpu-path none: device memory needs a path");
   return p;
 }
 
+namespace {
+// Testing aid: COMMBENCH_SIMULATE_GPU=1 stands a HostDeviceOps in for the GPU so CI can
+// run the device-memory benchmarks end to end (staging over every backend, validation)
+// without one. Its timings mean nothing; metadata says so.
+bool simulated() {
+  return std::getenv("COMMBENCH_SIMULATE_GPU") != nullptr;
+}
+}  // namespace
+
 std::string describe_gpu() {
+  if (simulated()) return "host-simulated (COMMBENCH_SIMULATE_GPU: testing only, not a GPU)";
 #ifdef COMMBENCH_HAVE_CUDA
   return cuda::describe_device();
 #else
@@ -50,6 +68,11 @@ DeviceOps* device_ops(std::string* why_not) {
   // Never destroyed: its allocator serves MemoryKind::cuda to Storage that may be freed
   // during static destruction, and the CUDA runtime may already be torn down by then.
   static DeviceOps* ops = []() -> DeviceOps* {
+    if (simulated()) {
+      auto* sim = new HostDeviceOps(2);
+      set_allocator(MemoryKind::cuda, &sim->device_memory());
+      return sim;
+    }
 #ifdef COMMBENCH_HAVE_CUDA
     return cuda::open_device(reason).release();
 #else

@@ -29,9 +29,15 @@ HostDeviceOps::HostDeviceOps(int polls_per_copy)
 
 HostDeviceOps::~HostDeviceOps() = default;
 
-MemoryAllocator& HostDeviceOps::device_memory() { return *device_; }
-MemoryAllocator& HostDeviceOps::pinned_memory() { return *pinned_; }
-size_t HostDeviceOps::device_bytes_live() const noexcept { return device_->live; }
+MemoryAllocator& HostDeviceOps::device_memory() {
+  return *device_;
+}
+MemoryAllocator& HostDeviceOps::pinned_memory() {
+  return *pinned_;
+}
+size_t HostDeviceOps::device_bytes_live() const noexcept {
+  return device_->live;
+}
 
 void HostDeviceOps::copy_async(void* dst, const void* src, size_t n, int lane) {
   if (lane < 0 || lane >= kLanes) throw std::invalid_argument("copy_async: bad lane");

@@ -7,7 +7,9 @@
 // Both ends must wrap their comm. Writes on one comm take turns (whole messages), as do
 // reads; a write and a read run concurrently. Host frames pass through without a copy
 // on the sender; the receiver copies every payload frame once out of its staging
-// buffers into the message it returns.
+// buffers into the message it returns. One message is several inner messages, so a
+// write or read that fails or is cancelled half-way leaves the stream mid-message: the
+// comm is then only good for abort().
 #pragma once
 
 #include <memory>
@@ -58,9 +60,9 @@ class StagedComm final : public Comm {
   EventLoop& loop_;
   StagedOptions opt_;
   AsyncMutex write_mutex_, read_mutex_;
-  Storage stage_[2];           // pinned send staging, one per send lane
+  Storage stage_[2];  // pinned send staging, one per send lane
   std::vector<std::byte> descriptor_;
-  Message rx_[2];              // receive staging (pinned), one per receive lane
+  Message rx_[2];  // receive staging (pinned), one per receive lane
 };
 
 }  // namespace commbench::gpu

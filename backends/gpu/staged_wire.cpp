@@ -66,8 +66,7 @@ void encode_layout(const StagedLayout& l, std::vector<std::byte>& out) {
   put<uint32_t>(out, static_cast<uint32_t>(l.frames.size()));
   put<uint32_t>(out, 0);
   put<uint64_t>(out, l.chunk_bytes);
-  for (const auto& f : l.frames)
-    put<uint64_t>(out, f.size | (static_cast<uint64_t>(f.kind) << 56));
+  for (const auto& f : l.frames) put<uint64_t>(out, f.size | (static_cast<uint64_t>(f.kind) << 56));
 }
 
 StagedLayout decode_layout(std::span<const std::byte> in, const CommLimits& limits) {

@@ -206,6 +206,9 @@ bool EventLoop::poll_epoll(int64_t timeout_ns) {
     uint64_t data = events[i].data.u64;
     if (data & kWakeTag) {
       woke = true;  // a poller's event fd: the poller runs in the next turn
+      int wfd = static_cast<int>(data & ~kWakeTag);
+      for (Poller* p : pollers_)
+        if (p->wake_fd() == wfd) p->on_wake();
       continue;
     }
     int fd = static_cast<int>(data);

@@ -31,6 +31,8 @@ class Poller {
   // nothing to do, without the idle spin: purely event-driven progress (UCX-Py's blocking
   // mode), whose cost is exactly the sleep and wake-up the spin would hide.
   virtual bool arm_at_once() const noexcept { return false; }
+  // Called when the loop's epoll reported this poller's wake fd (it then runs next turn).
+  virtual void on_wake() noexcept {}
 };
 
 }  // namespace commbench

@@ -40,15 +40,9 @@ std::string endpoint_address(ucp_ep_h ep, bool local, const std::string& fallbac
   return ucx_uri(sa);
 }
 
-void force_close(const std::shared_ptr<Worker>& w, const std::shared_ptr<EndpointState>& st) {
+void force_close(const std::shared_ptr<EndpointState>& st) {
   st->closing = true;
-  if (!st->ep) return;
-  ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-  void* r = ucp_ep_close_nbx(st->ep, &p);
-  st->ep = nullptr;
-  w->adopt_close(r, st);
+  st->force_close();
 }
 
 ucp_ep_params_t endpoint_params(const std::shared_ptr<EndpointState>& st) {
@@ -64,7 +58,8 @@ ucp_ep_params_t endpoint_params(const std::shared_ptr<EndpointState>& st) {
 
 // State shared by the listener object, its accept tasks and its UCX callback.
 struct ListenState : std::enable_shared_from_this<ListenState> {
-  std::shared_ptr<Worker> worker;
+  std::shared_ptr<Worker> worker;  // control worker: the ucp_listener and its endpoints
+  std::shared_ptr<Worker> data;
   CommLimits limits;
   std::string contact;
   CommHandler handler;
@@ -72,7 +67,8 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
   CancelSource stop;
   bool user = false;
 
-  ListenState(std::shared_ptr<Worker> w, const CommLimits& l) : worker(std::move(w)), limits(l) {}
+  ListenState(std::shared_ptr<Worker> control, std::shared_ptr<Worker> d, const CommLimits& l)
+      : worker(std::move(control)), data(std::move(d)), limits(l) {}
   ~ListenState() { shut(); }
   void shut() noexcept {
     stop.cancel();
@@ -97,24 +93,27 @@ Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h reques
 
   auto st = std::make_shared<EndpointState>();
   st->worker = w;
+  st->data_worker = ls->data;
   ucp_ep_params_t ep = endpoint_params(st);
   ep.field_mask |= UCP_EP_PARAM_FIELD_CONN_REQUEST;
   ep.conn_request = request;
   if (ucp_ep_create(w->handle(), &ep, &st->ep) != UCS_OK) co_return;  // peer gone already
-  uint64_t my_tag = w->new_tag();
+  uint64_t my_tag = ls->data->new_tag();
   PeerHello hello;
   try {
     std::string contact = ls->contact;
     EndpointState& s = *st;
     hello = co_await with_timeout(w->loop(), kHandshakeTimeout, [&](CancelToken t) {
-      return exchange_hello(*w, s, my_tag, contact, t);
+      return exchange_hello(*w, s, my_tag, contact, ls->data->address(), t);
     });
+    connect_data_endpoint(*ls->data, *st, hello);
   } catch (const std::exception&) {
-    force_close(w, st);
+    force_close(st);
     co_return;  // a peer that fails the handshake is dropped; the listener goes on
   }
   std::string local = endpoint_address(st->ep, true, ls->contact);
-  auto comm = std::make_unique<UcxComm>(w, st, hello.tag, my_tag, local, peer, ls->limits);
+  auto comm =
+      std::make_unique<UcxComm>(ls->data, w, st, hello.tag, my_tag, local, peer, ls->limits);
   co_await ls->handler(std::move(comm));
 }
 
@@ -128,24 +127,12 @@ void ListenState::on_conn(ucp_conn_request_h request, void* arg) {
   spawn(self->worker->loop(), accept_one(self->shared_from_this(), request));
 }
 
-// Cooperative progress has no engine: while nobody waits, the listener's own task is
-// what notices connection requests (MPI4Dask's listener polls likewise).
-Task<void> accept_pump(std::shared_ptr<ListenState> ls) {
-  CancelToken token = ls->stop.token();
-  EventLoop& loop = ls->worker->loop();
-  try {
-    while (!token.cancelled()) {
-      if (ls->worker->progress() != 0) co_await loop.yield();
-      else co_await loop.sleep_for(50us, token);
-    }
-  } catch (const OperationCancelled&) {
-  }
-}
-
 class UcxListener final : public Listener {
  public:
-  UcxListener(std::shared_ptr<Worker> w, const std::string& address, const CommLimits& limits)
-      : address_(address), state_(std::make_shared<ListenState>(std::move(w), limits)) {}
+  UcxListener(std::shared_ptr<Worker> control, std::shared_ptr<Worker> data,
+              const std::string& address, const CommLimits& limits)
+      : address_(address),
+        state_(std::make_shared<ListenState>(std::move(control), std::move(data), limits)) {}
   ~UcxListener() override { stop(); }
 
   Task<void> start(CommHandler handler) override {
@@ -174,7 +161,6 @@ class UcxListener final : public Listener {
     ls.contact = "ucx://" + format_host_port(hp.host, port);
     ls.user = true;
     ls.worker->add_user();
-    if (ls.worker->policy() == Progress::cooperative) spawn(ls.worker->loop(), accept_pump(state_));
     co_return;
   }
 
@@ -188,8 +174,9 @@ class UcxListener final : public Listener {
 
 class UcxConnector final : public Connector {
  public:
-  UcxConnector(std::shared_ptr<Worker> w, const CommLimits& limits)
-      : worker_(std::move(w)), limits_(limits) {}
+  UcxConnector(std::shared_ptr<Worker> control, std::shared_ptr<Worker> data,
+               const CommLimits& limits)
+      : worker_(std::move(control)), data_(std::move(data)), limits_(limits) {}
 
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
                                       std::chrono::nanoseconds timeout) override {
@@ -216,6 +203,7 @@ class UcxConnector final : public Connector {
     for (;;) {
       auto st = std::make_shared<EndpointState>();
       st->worker = worker_;
+      st->data_worker = data_;
       ucp_ep_params_t ep = endpoint_params(st);
       ep.field_mask |= UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR;
       ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
@@ -223,17 +211,19 @@ class UcxConnector final : public Connector {
       ep.sockaddr.addrlen = len;
       ucs_status_t s = ucp_ep_create(worker_->handle(), &ep, &st->ep);
       if (s == UCS_OK) {
-        uint64_t my_tag = worker_->new_tag();
+        uint64_t my_tag = data_->new_tag();
         try {
-          PeerHello hello = co_await exchange_hello(*worker_, *st, my_tag, "", token);
+          PeerHello hello =
+              co_await exchange_hello(*worker_, *st, my_tag, "", data_->address(), token);
+          connect_data_endpoint(*data_, *st, hello);
           std::string local = endpoint_address(st->ep, true, "ucx://?");
-          co_return std::make_unique<UcxComm>(worker_, st, hello.tag, my_tag, local, address,
-                                              limits_);
+          co_return std::make_unique<UcxComm>(data_, worker_, st, hello.tag, my_tag, local,
+                                              address, limits_);
         } catch (const OperationCancelled&) {
-          force_close(worker_, st);
+          force_close(st);
           throw;
         } catch (const CommError& e) {
-          force_close(worker_, st);
+          force_close(st);
           last = e.what();
         }
       } else {
@@ -245,7 +235,8 @@ class UcxConnector final : public Connector {
     }
   }
 
-  std::shared_ptr<Worker> worker_;
+  std::shared_ptr<Worker> worker_;  // control
+  std::shared_ptr<Worker> data_;
   CommLimits limits_;
 };
 
@@ -254,14 +245,15 @@ class UcxBackend final : public Backend {
   UcxBackend(EventLoop& loop, const BackendOptions& options)
       : options_(options),
         worker_(Worker::get(loop, parse_progress(options.progress.empty() ? kDefaultProgress
-                                                                          : options.progress))) {}
+                                                                          : options.progress))),
+        control_(Worker::get(loop, Progress::control)) {}
   std::string scheme() const override { return "ucx"; }
   std::string progress() const override { return to_string(worker_->policy()); }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
-    return std::make_unique<UcxListener>(worker_, address, options_.limits);
+    return std::make_unique<UcxListener>(control_, worker_, address, options_.limits);
   }
   std::unique_ptr<Connector> make_connector() override {
-    return std::make_unique<UcxConnector>(worker_, options_.limits);
+    return std::make_unique<UcxConnector>(control_, worker_, options_.limits);
   }
   std::string default_listen_address(const std::string& host) const override {
     return "ucx://" + format_host_port(host, 0);
@@ -276,7 +268,8 @@ class UcxBackend final : public Backend {
 
  private:
   BackendOptions options_;
-  std::shared_ptr<Worker> worker_;
+  std::shared_ptr<Worker> worker_;  // data worker of this policy
+  std::shared_ptr<Worker> control_;
 };
 
 }  // namespace

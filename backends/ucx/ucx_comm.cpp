@@ -39,10 +39,11 @@ constexpr size_t kInlineOps = 4;
 
 }  // namespace
 
-UcxComm::UcxComm(std::shared_ptr<Worker> worker, std::shared_ptr<EndpointState> ep,
-                 uint64_t send_tag, uint64_t recv_tag, std::string local, std::string peer,
-                 const CommLimits& limits)
-    : worker_(std::move(worker)),
+UcxComm::UcxComm(std::shared_ptr<Worker> data, std::shared_ptr<Worker> control,
+                 std::shared_ptr<EndpointState> ep, uint64_t send_tag, uint64_t recv_tag,
+                 std::string local, std::string peer, const CommLimits& limits)
+    : worker_(std::move(data)),
+      control_(std::move(control)),
       ep_(std::move(ep)),
       send_tag_(send_tag),
       recv_tag_(recv_tag),
@@ -52,6 +53,7 @@ UcxComm::UcxComm(std::shared_ptr<Worker> worker, std::shared_ptr<EndpointState> 
       read_lock_(worker_->loop()),
       packet_in_(std::make_unique<std::byte[]>(kPacketBytes)) {
   worker_->add_user();
+  control_->add_user();
 }
 
 UcxComm::~UcxComm() { abort(); }
@@ -60,6 +62,7 @@ void UcxComm::release_user() noexcept {
   if (user_) {
     user_ = false;
     worker_->remove_user();
+    control_->remove_user();
   }
 }
 
@@ -95,7 +98,7 @@ ucs_status_t UcxComm::post_send(const void* data, size_t size, Op& op) {
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = &Op::on_send;
   p.user_data = &op;
-  void* r = ucp_tag_send_nbx(ep_->ep, data, size, send_tag_, &p);
+  void* r = ucp_tag_send_nbx(ep_->data, data, size, send_tag_, &p);
   if (r == nullptr) {
     op.status = UCS_OK;
     op.done = true;
@@ -283,7 +286,7 @@ Task<void> UcxComm::read(Message& into, CancelToken token) {
 
 Task<void> UcxComm::close() {
   if (closed_) co_return;
-  if (ep_->ep && !ep_->failed && !peer_closed_) {
+  if (ep_->data && !ep_->failed && !peer_closed_) {
     Op op;
     if (post_send(kClosePacket, kClosePacketBytes, op) == UCS_INPROGRESS) {
       try {
@@ -295,25 +298,28 @@ Task<void> UcxComm::close() {
   closed_ = true;
   ep_->closing = true;
   if (ep_->pending_recv) ucp_request_cancel(worker_->handle(), ep_->pending_recv);
-  if (ep_->ep) {
-    // Flush so the close packet and everything before it leave; poll the request
-    // (no callback) so that giving up after the deadline leaves nothing pointing here.
+  // Flush the data endpoint (the close packet and all before it leave), then the
+  // connection endpoint, whose closing tells the peer's error handler we are gone.
+  // The requests are polled (no callback), so giving up after the deadline (a peer
+  // that no longer answers) leaves nothing pointing into this frame.
+  for (ucp_ep_h* e : {&ep_->data, &ep_->ep}) {
+    if (!*e) continue;
+    Worker& owner = e == &ep_->data ? *worker_ : *control_;
     ucp_request_param_t p{};
-    void* r = ucp_ep_close_nbx(ep_->ep, &p);
-    ep_->ep = nullptr;
-    if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
-      EventLoop& loop = worker_->loop();
-      uint64_t start = EventLoop::now_ns();
-      while (ucp_request_check_status(r) == UCS_INPROGRESS) {
-        uint64_t waited = EventLoop::now_ns() - start;
-        if (waited > 2'000'000'000ull) break;  // the peer does not answer: leave it to UCX
-        worker_->progress();
-        if (waited < 1'000'000) co_await loop.yield();
-        else co_await loop.sleep_for(std::chrono::microseconds(100));
-      }
-      if (ucp_request_check_status(r) == UCS_INPROGRESS) worker_->adopt_close(r, ep_);
-      else ucp_request_free(r);
+    void* r = ucp_ep_close_nbx(*e, &p);
+    *e = nullptr;
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;
+    EventLoop& loop = worker_->loop();
+    uint64_t start = EventLoop::now_ns();
+    while (ucp_request_check_status(r) == UCS_INPROGRESS) {
+      uint64_t waited = EventLoop::now_ns() - start;
+      if (waited > 2'000'000'000ull) break;
+      owner.progress();
+      if (waited < 1'000'000) co_await loop.yield();
+      else co_await loop.sleep_for(std::chrono::microseconds(100));
     }
+    if (ucp_request_check_status(r) == UCS_INPROGRESS) owner.adopt_close(r, ep_);
+    else ucp_request_free(r);
   }
   release_user();
 }
@@ -322,14 +328,7 @@ void UcxComm::abort() noexcept {
   closed_ = true;
   ep_->closing = true;
   if (ep_->pending_recv) ucp_request_cancel(worker_->handle(), ep_->pending_recv);
-  if (ep_->ep) {
-    ucp_request_param_t p{};
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    void* r = ucp_ep_close_nbx(ep_->ep, &p);
-    ep_->ep = nullptr;
-    worker_->adopt_close(r, ep_);
-  }
+  ep_->force_close();
   release_user();
 }
 

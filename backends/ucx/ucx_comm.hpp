@@ -24,8 +24,9 @@ namespace commbench::ucx {
 
 class UcxComm final : public Comm {
  public:
-  UcxComm(std::shared_ptr<Worker> worker, std::shared_ptr<EndpointState> ep, uint64_t send_tag,
-          uint64_t recv_tag, std::string local, std::string peer, const CommLimits& limits);
+  UcxComm(std::shared_ptr<Worker> data, std::shared_ptr<Worker> control,
+          std::shared_ptr<EndpointState> ep, uint64_t send_tag, uint64_t recv_tag,
+          std::string local, std::string peer, const CommLimits& limits);
   ~UcxComm() override;
 
   Task<void> write(const Message& msg, CancelToken token = {}) override;
@@ -49,7 +50,8 @@ class UcxComm final : public Comm {
   static void cancel_receive(void* self, void* request);
   static void cancel_send(void* self, void* request);
 
-  std::shared_ptr<Worker> worker_;
+  std::shared_ptr<Worker> worker_;   // data worker
+  std::shared_ptr<Worker> control_;  // control worker (watches the peer)
   std::shared_ptr<EndpointState> ep_;
   uint64_t send_tag_;
   uint64_t recv_tag_;

@@ -12,6 +12,7 @@ namespace {
 constexpr uint32_t kUcxHelloMagic = 0x58554243;  // "CBUX"
 constexpr uint16_t kUcxHelloVersion = 1;
 constexpr size_t kUcxHelloBytes = 16;
+constexpr size_t kMaxWorkerAddress = 16384;
 
 void put(std::byte* p, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
@@ -25,15 +26,8 @@ uint64_t get(const std::byte* p, int bytes) {
 // Closing the endpoint is the only way to make UCP give up a stream operation.
 void close_endpoint(void* arg, void*) {
   auto* ep = static_cast<EndpointState*>(arg);
-  if (!ep->ep) return;
-  auto w = ep->worker.lock();
-  ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-  void* r = ucp_ep_close_nbx(ep->ep, &p);
-  ep->ep = nullptr;
   ep->failed = true;
-  if (w) w->adopt_close(r, ep->shared_from_this());
+  ep->force_close();
 }
 
 [[noreturn]] void fail(EndpointState& ep, ucs_status_t status, CancelToken token) {
@@ -65,13 +59,17 @@ Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n,
 }  // namespace
 
 Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
-                               const std::string& my_name, CancelToken token) {
+                               const std::string& my_name,
+                               const std::vector<std::byte>& address, CancelToken token) {
+  if (address.size() > kMaxWorkerAddress) throw ProtocolError("ucx: worker address too long");
   std::vector<std::byte> out(kUcxHelloBytes);
   put(out.data(), kUcxHelloMagic, 4);
   put(out.data() + 4, kUcxHelloVersion, 2);
+  put(out.data() + 6, address.size(), 2);
   put(out.data() + 8, my_tag, 8);
   auto hello = encode_hello(Hello{kHelloVersion, my_name});
   out.insert(out.end(), hello.begin(), hello.end());
+  out.insert(out.end(), address.begin(), address.end());
 
   if (!ep.ep) fail(ep, UCS_ERR_CONNECTION_RESET, token);
   Op send;
@@ -94,10 +92,15 @@ Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
                           std::to_string(get(fixed + 4, 2)) + ", this build speaks " +
                           std::to_string(kUcxHelloVersion));
     peer.tag = get(fixed + 8, 8);
+    size_t addr_len = get(fixed + 6, 2);
+    if (addr_len == 0 || addr_len > kMaxWorkerAddress)
+      throw ProtocolError("ucx handshake: bad worker address length");
     size_t len = decode_hello_fixed({fixed + kUcxHelloBytes, kHelloFixedBytes});
-    std::vector<std::byte> whole(kHelloFixedBytes + len);
+    std::vector<std::byte> whole(kHelloFixedBytes + len + addr_len);
     std::copy(fixed + kUcxHelloBytes, fixed + sizeof fixed, whole.begin());
-    if (len > 0) co_await stream_recv(w, ep, whole.data() + kHelloFixedBytes, len, token);
+    co_await stream_recv(w, ep, whole.data() + kHelloFixedBytes, len + addr_len, token);
+    peer.address.assign(whole.end() - static_cast<std::ptrdiff_t>(addr_len), whole.end());
+    whole.resize(kHelloFixedBytes + len);
     peer.name = decode_hello(whole).name;
   } catch (...) {
     error = std::current_exception();
@@ -112,6 +115,18 @@ Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
   }
   if (error) std::rethrow_exception(error);
   co_return peer;
+}
+
+void connect_data_endpoint(Worker& w, EndpointState& ep, const PeerHello& peer) {
+  ucp_ep_params_t p{};
+  p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  p.address = reinterpret_cast<const ucp_address_t*>(peer.address.data());
+  p.err_mode = UCP_ERR_HANDLING_MODE_NONE;  // failures are seen on the CM endpoint
+  ucs_status_t s = ucp_ep_create(w.handle(), &p, &ep.data);
+  if (s != UCS_OK) {
+    ep.data = nullptr;
+    throw CommClosedError(status_message("ucx data endpoint", s));
+  }
 }
 
 }  // namespace commbench::ucx

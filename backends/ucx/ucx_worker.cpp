@@ -21,6 +21,7 @@ const char* to_string(Progress p) noexcept {
     case Progress::polling: return "polling";
     case Progress::event: return "event";
     case Progress::cooperative: return "cooperative";
+    case Progress::control: return "control";
   }
   return "?";
 }
@@ -57,24 +58,56 @@ void EndpointState::on_error(void* arg, ucp_ep_h, ucs_status_t status) noexcept 
   if (auto w = self->worker.lock()) w->endpoint_failed(self->shared_from_this());
 }
 
+void EndpointState::force_close() noexcept {
+  auto close = [this](ucp_ep_h& e, const std::weak_ptr<Worker>& owner) {
+    if (!e) return;
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    void* r = ucp_ep_close_nbx(e, &p);
+    e = nullptr;
+    if (auto w = owner.lock()) w->adopt_close(r, shared_from_this());
+  };
+  close(data, data_worker);
+  close(ep, worker);
+}
+
 // --- the engine registered with the loop (polling and event policies) --------------------
+
+// Seen from the loop, the worker's engine. Which turns it progresses on is the policy.
+constexpr unsigned kControlPollEvery = 1024;
 
 class Worker::Engine final : public Poller {
  public:
   explicit Engine(Worker& w) : w_(w) {}
   const char* name() const noexcept override {
-    return w_.policy_ == Progress::event ? "ucx-event" : "ucx-polling";
+    switch (w_.policy_) {
+      case Progress::event: return "ucx-event";
+      case Progress::control: return "ucx-control";
+      default: return "ucx-polling";
+    }
   }
   bool has_work() const noexcept override {
-    return w_.policy_ == Progress::event ? w_.woken_ : w_.busy();
+    switch (w_.policy_) {
+      case Progress::event: return w_.woken_;
+      case Progress::control: return w_.woken_ || w_.busy();
+      default: return w_.busy();
+    }
   }
   bool poll() override {
+    if (w_.policy_ == Progress::control) {
+      // Handshakes waiting: every turn. Only open connections to watch: now and then.
+      if (!w_.woken_ && w_.waiting_ == 0 && ++w_.ticks_ < kControlPollEvery) return false;
+      w_.ticks_ = 0;
+      w_.armed_ = false;
+    }
     unsigned n = w_.progress();
     if (n == 0) w_.woken_ = false;
     return n != 0;
   }
   ArmResult try_arm() override {
-    if (w_.policy_ != Progress::event) return ArmResult::cannot_arm;
+    if (w_.policy_ == Progress::polling) return ArmResult::cannot_arm;
+    if (w_.policy_ == Progress::control && w_.armed_) return ArmResult::armed;
     // Drain first: ucp_worker_arm refuses while events are pending, and completions
     // found here have resumed coroutines the loop must run before it may sleep.
     if (w_.progress() != 0) {
@@ -82,11 +115,17 @@ class Worker::Engine final : public Poller {
       return ArmResult::busy;
     }
     ucs_status_t s = ucp_worker_arm(w_.worker_);
-    if (s == UCS_OK) return ArmResult::armed;
+    if (s == UCS_OK) {
+      w_.armed_ = true;
+      return ArmResult::armed;
+    }
     w_.woken_ = true;
     return s == UCS_ERR_BUSY ? ArmResult::busy : ArmResult::cannot_arm;
   }
-  void disarm() override { w_.woken_ = true; }  // the fd may have fired: look once
+  void on_wake() noexcept override {
+    w_.woken_ = true;
+    w_.armed_ = false;
+  }
   int wake_fd() const noexcept override { return w_.efd_; }
   bool arm_at_once() const noexcept override {
     return w_.policy_ == Progress::event && w_.busy();
@@ -115,9 +154,11 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
   if (s != UCS_OK) throw CommError(status_message("ucp_config_read", s));
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-  // TAG carries the data; STREAM carries the per-endpoint handshake (tags are
-  // worker-wide, so a hello on a tag could not tell which endpoint sent it).
-  params.features = UCP_FEATURE_TAG | UCP_FEATURE_STREAM;
+  // Data workers carry tag messages. The control worker carries the handshake on the
+  // stream API (stream data belongs to one endpoint; a tag message could come from any
+  // endpoint of the worker) and sleeps on its event fd.
+  if (p == Progress::control) params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP;
+  else params.features = UCP_FEATURE_TAG;
   if (p == Progress::event) params.features |= UCP_FEATURE_WAKEUP;
   params.mt_workers_shared = 0;
   s = ucp_init(&params, config, &context_);
@@ -131,7 +172,18 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
     ucp_cleanup(context_);
     throw CommError(status_message("ucp_worker_create", s));
   }
-  if (p == Progress::event) {
+  ucp_address_t* addr = nullptr;
+  size_t addr_len = 0;
+  s = ucp_worker_get_address(worker_, &addr, &addr_len);
+  if (s != UCS_OK) {
+    ucp_worker_destroy(worker_);
+    ucp_cleanup(context_);
+    throw CommError(status_message("ucp_worker_get_address", s));
+  }
+  auto* a = reinterpret_cast<const std::byte*>(addr);
+  address_.assign(a, a + addr_len);
+  ucp_worker_release_address(worker_, addr);
+  if (p == Progress::event || p == Progress::control) {
     s = ucp_worker_get_efd(worker_, &efd_);
     if (s != UCS_OK) {
       ucp_worker_destroy(worker_);
@@ -175,22 +227,15 @@ void Worker::housekeeping() {
   while (!failed_.empty()) {
     auto batch = std::move(failed_);
     failed_.clear();
-    // What the dead peer sent before it went is in our queues already or on its way
-    // through shared memory: progress until quiet so reads can still match it.
-    for (int i = 0; i < 1000 && ucp_worker_progress(worker_) != 0; ++i) {
-    }
     for (auto& st : batch) {
       if (st->closing || st->failed) continue;
       st->failed = true;
-      if (st->pending_recv) ucp_request_cancel(worker_, st->pending_recv);
-      if (st->ep) {
-        ucp_request_param_t p{};
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        void* r = ucp_ep_close_nbx(st->ep, &p);
-        st->ep = nullptr;
-        adopt_close(r, st);
-      }
+      // What the dead peer sent before it went is in our queues already or on its way
+      // through shared memory: progress until quiet so reads can still match it.
+      auto data = st->data_worker.lock();
+      if (data) data->drain();
+      if (data && st->pending_recv) ucp_request_cancel(data->handle(), st->pending_recv);
+      st->force_close();
     }
   }
   for (size_t i = 0; i < closing_.size();) {

@@ -30,7 +30,10 @@
 
 namespace commbench::ucx {
 
-enum class Progress { polling, event, cooperative };
+// `control` is not a user choice: it is the per-loop worker of listeners and
+// connection-manager endpoints (see EndpointState), progressed on its event fd and,
+// while connections are open, once every kControlPollEvery turns.
+enum class Progress { polling, event, cooperative, control };
 // Throws std::invalid_argument naming the accepted policies.
 Progress parse_progress(const std::string& name);
 const char* to_string(Progress p) noexcept;
@@ -73,15 +76,32 @@ class Worker;
 
 // What an endpoint's error handler needs; kept alive by its comm and, while the endpoint
 // is being closed, by the worker, so a late callback never touches freed memory.
+//
+// A connection has two endpoints. `ep` comes from the socket-address connection (the
+// listener's connection manager) with peer error handling: it carries the handshake and
+// is how a dead or departed peer is noticed. Peer error handling rules out UCX's shared
+// memory transports (it keeps only those that can detect a peer's failure: TCP here), so
+// the tag traffic goes over `data`, an endpoint made from the peer's worker address
+// (exchanged in the handshake) without error handling, which may use shared memory and
+// CMA like any MPI would. When `ep` fails both are closed and the receive is cancelled.
+// The two endpoints live on two workers: `ep` on the loop's control worker, `data` on the
+// policy's data worker. Connection-manager endpoints (TCP here) would make every
+// ucp_worker_progress of the data path pay an epoll_wait system call on the TCP
+// interface; on their own worker they cost nothing per message.
 struct EndpointState : std::enable_shared_from_this<EndpointState> {
-  std::weak_ptr<Worker> worker;
-  ucp_ep_h ep = nullptr;
+  std::weak_ptr<Worker> worker;       // control worker (owns `ep`)
+  std::weak_ptr<Worker> data_worker;  // owns `data` and the receives
+  ucp_ep_h ep = nullptr;    // connection-manager endpoint: handshake, failure detection
+  ucp_ep_h data = nullptr;  // worker-address endpoint: every tag message
   ucs_status_t error = UCS_OK;  // set by the error handler
   bool failed = false;          // the handler ran; the endpoint has been closed by us
   bool closing = false;         // we are closing it ourselves: ignore the handler
   void* pending_recv = nullptr;  // the comm's outstanding receive, cancelled on failure
 
   static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status) noexcept;
+  // Closes both endpoints at once (outstanding requests complete with an error); the
+  // worker finishes the close requests and keeps this state alive until then.
+  void force_close() noexcept;
 };
 
 class Worker : public std::enable_shared_from_this<Worker> {
@@ -108,6 +128,13 @@ class Worker : public std::enable_shared_from_this<Worker> {
 
   // A tag no other connection of this worker receives on (64 bits, never reused).
   uint64_t new_tag() noexcept { return next_tag_++; }
+  // Progress until nothing happens (bounded), e.g. before giving up on a dead peer.
+  void drain() {
+    for (int i = 0; i < 1000 && ucp_worker_progress(worker_) != 0; ++i) {
+    }
+  }
+  // This worker's address, for the peer's data endpoint.
+  const std::vector<std::byte>& address() const noexcept { return address_; }
 
   // Waits for `op` (whose request UCP returned) under this worker's policy, then frees
   // the request. When `token` fires, `hook` asks UCP to finish the request early; the
@@ -136,10 +163,13 @@ class Worker : public std::enable_shared_from_this<Worker> {
   ucp_worker_h worker_ = nullptr;
   int efd_ = -1;
   std::unique_ptr<Engine> engine_;
+  std::vector<std::byte> address_;
   uint64_t next_tag_ = 1;
   size_t waiting_ = 0;  // coroutines suspended on a request (polling/event)
   size_t users_ = 0;
-  bool woken_ = false;  // event policy: the fd fired or arm said BUSY; progress next turn
+  bool woken_ = false;  // event/control: the fd fired or arm said BUSY; progress next turn
+  bool armed_ = false;  // control: armed and not progressed since
+  unsigned ticks_ = 0;  // control: turns since the last progress
   struct Closing {
     void* request;
     std::shared_ptr<EndpointState> state;

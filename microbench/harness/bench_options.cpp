@@ -77,7 +77,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "Fail when a coroutine backend receives nothing for this many seconds (a "
                  "stalled or dead peer), instead of waiting forever (0 = never)")
       ->capture_default_str();
-  app.add_option("--memory", o.memory, "Memory kind of both buffers: host | cuda")
+  app.add_option("--memory", o.memory, "Memory kind of both buffers: host | cuda (cudaMalloc device memory; needs a "
+                 "CUDA build and a GPU; the CSV column gpu_path says how it crossed)")
       ->capture_default_str();
   app.add_option("--send-memory", o.send_memory, "Memory kind of the sending buffer");
   app.add_option("--recv-memory", o.recv_memory, "Memory kind of the receiving buffer");

@@ -67,9 +67,11 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   bool device_memory = parse_memory_kind(opts_.send_memory) != MemoryKind::host ||
                        parse_memory_kind(opts_.recv_memory) != MemoryKind::host;
   if (device_memory) {
-    // Every rank asks; a rank without a device fails the job with its own reason.
+    // Every rank opens its device; one line for the job when any rank has none.
     std::string why;
-    if (!gpu::device_ops(&why)) boot_->fail_here("--memory cuda: " + why, 2);
+    bool have = gpu::device_ops(&why) != nullptr;
+    if (boot_->sum(have ? 0 : 1) > 0)
+      boot_->fail_all("--memory cuda: " + (have ? std::string("a rank has no usable GPU") : why));
   }
 
   std::string host;

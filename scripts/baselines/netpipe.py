@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """NetPIPE as an external baseline: NPtcp (blocking TCP sockets, receiver + transmitter on
-this host) and NPmpi (Debian's NPopenmpi / NPmpich under the matching mpirun). NetPIPE
+this host) and NPmpi (Debian's NPopenmpi / NPmpich2 under the matching mpirun). NetPIPE
 ping-pongs each size (plus its own perturbed sizes; we ask for none with -p 0) and
 writes "bytes  Mbps  seconds" lines, the time being one-way (half the round trip).
 
@@ -20,7 +20,8 @@ import _common
 from cbresults import schema
 from cbresults.launch import mpi_env, mpirun_prefix
 
-NPMPI = {"openmpi": ("NPopenmpi", "netpipe-openmpi"), "mpich": ("NPmpich", "netpipe-mpich")}
+NPMPI = {"openmpi": ("NPopenmpi", "netpipe-openmpi"),
+         "mpich": ("NPmpich2", "netpipe-mpich2")}
 
 
 def parse_np_out(text):

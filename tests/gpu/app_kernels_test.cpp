@@ -17,10 +17,12 @@ namespace ag = commbench::app::gpu;
 
 namespace {
 
-#define REQUIRE_DEVICE(ops)                           \
-  std::string why_##ops;                              \
-  auto* ops = gpu::device_ops(&why_##ops);            \
-  if (!ops) GTEST_SKIP() << "no GPU: " << why_##ops;
+#define REQUIRE_DEVICE(ops)                  \
+  std::string why_##ops;                     \
+  auto* ops = gpu::device_ops(&why_##ops);   \
+  if (!ops) {                                \
+    GTEST_SKIP() << "no GPU: " << why_##ops; \
+  }
 
 // Device copy of a host vector, freed with the Storage.
 template <typename T>
@@ -82,7 +84,8 @@ TEST(AppKernels, TransposeAddMatchesHostForOddShapes) {
     auto y = download(*ops, dy, a.size());
     size_t wrong = 0;
     for (size_t r = 0; r < rows; ++r)
-      for (size_t c = 0; c < cols; ++c) wrong += y[r * cols + c] != a[r * cols + c] + b[c * rows + r];
+      for (size_t c = 0; c < cols; ++c)
+        wrong += y[r * cols + c] != a[r * cols + c] + b[c * rows + r];
     EXPECT_EQ(wrong, 0u) << rows << " x " << cols;
   }
 }
@@ -110,7 +113,9 @@ TEST(AppKernels, HashPartitionGroupsStablyAndKeepsEveryRow) {
     for (size_t i = off[p]; i < off[p + 1]; ++i) {
       ASSERT_EQ(ag::partition_of(k2[i], parts), p);
       ASSERT_EQ(k2[i], keys[static_cast<size_t>(p2[i])]);  // payload travelled with its key
-      if (i > off[p]) ASSERT_LT(p2[i - 1], p2[i]);          // stable
+      if (i > off[p]) {
+        ASSERT_LT(p2[i - 1], p2[i]);  // stable
+      }
     }
 }
 
@@ -119,7 +124,8 @@ TEST(AppKernels, ShuffleJoinYieldsTheExpectedRowCount) {
   const size_t L = 100000, n = 2;
   const double f = 0.3;
   Tables t = make_tables(L, n, f, 42);
-  size_t expected = n * n * std::max<size_t>(static_cast<size_t>(static_cast<double>(L / n) * f), 1);
+  size_t expected =
+      n * n * std::max<size_t>(static_cast<size_t>(static_cast<double>(L / n) * f), 1);
 
   // Partition every chunk of both tables on the device, "exchange" (worker w gets
   // partition w of every chunk), then join locally per worker.

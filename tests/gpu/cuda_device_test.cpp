@@ -1,12 +1,13 @@
 // The real CUDA device: allocators, copies on lanes, and StagedComm over TCP with device
 // frames. Every test skips (CTest reports "Skipped") when this machine has no GPU.
+#include "cuda/cuda_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
 #include "comm/registry.hpp"
-#include "cuda/cuda_device.hpp"
 #include "gpu/gpu_path.hpp"
 #include "gpu/staged_comm.hpp"
 #include "runtime/timeout.hpp"
@@ -23,12 +24,12 @@ DeviceOps* device_or_skip() {
   return device_ops(&why);
 }
 
-#define REQUIRE_DEVICE(ops)                                           \
-  DeviceOps* ops = device_or_skip();                                  \
-  if (!ops) {                                                         \
-    std::string why;                                                  \
-    device_ops(&why);                                                 \
-    GTEST_SKIP() << "no GPU: " << why;                                \
+#define REQUIRE_DEVICE(ops)            \
+  DeviceOps* ops = device_or_skip();   \
+  if (!ops) {                          \
+    std::string why;                   \
+    device_ops(&why);                  \
+    GTEST_SKIP() << "no GPU: " << why; \
   }
 
 std::vector<uint8_t> pattern(size_t n, uint8_t seed) {

@@ -1,8 +1,9 @@
 // Choosing how device memory crosses a comm, and device discovery without a GPU.
+#include "gpu/gpu_path.hpp"
+
 #include <gtest/gtest.h>
 
 #include "gpu/cuda_support.hpp"
-#include "gpu/gpu_path.hpp"
 
 using namespace commbench::gpu;
 

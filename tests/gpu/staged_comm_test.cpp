@@ -2,6 +2,8 @@
 // GPU: "device" frames are host memory, but every staging copy is deferred until its
 // lane is polled, so reusing a staging buffer too early or delivering before a copy
 // finished shows up as wrong bytes. Every byte of every frame is checked.
+#include "gpu/staged_comm.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,7 +11,6 @@
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
 #include "gpu/host_device_ops.hpp"
-#include "gpu/staged_comm.hpp"
 #include "runtime/timeout.hpp"
 #include "runtime/when_all.hpp"
 
@@ -154,9 +155,9 @@ TEST_F(StagedCommTest, MixedMessagesArriveByteForByteInTheSendersKinds) {
       {{0, D}},
       {{1, D}},
       {{10, H}, {100, D}},
-      {{1000, D}},                       // exactly one chunk: inline
-      {{1001, D}},                       // one byte over: two chunks
-      {{3 * 1000 + 7, D}},               // odd tail
+      {{1000, D}},          // exactly one chunk: inline
+      {{1001, D}},          // one byte over: two chunks
+      {{3 * 1000 + 7, D}},  // odd tail
       {{5, H}, {2500, D}, {17, H}, {4096, D}, {0, D}},
       {{70000, H}},
   };

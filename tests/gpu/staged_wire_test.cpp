@@ -1,8 +1,9 @@
 // The staging plan and descriptor codec, without any device.
+#include "gpu/staged_wire.hpp"
+
 #include <gtest/gtest.h>
 
 #include "comm/errors.hpp"
-#include "gpu/staged_wire.hpp"
 
 using namespace commbench;
 using namespace commbench::gpu;

@@ -4,6 +4,8 @@
 // runs under a deadline (and CTest's TIMEOUT), so a hang fails instead of waiting.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "comm/errors.hpp"
 #include "fault/fault_backend.hpp"
 #include "reliability_support.hpp"
@@ -129,12 +131,14 @@ TEST_P(FaultSuite, DelayedReadsAndWritesStillDeliverInOrder) {
 }
 
 // The connection dies with part of a 32 MiB message sent: the writer gets
-// CommClosedError, the reader's read gets CommClosedError, never a truncated message.
+// CommClosedError, the reader's read ends in CommClosedError, and no truncated or
+// corrupt message is ever delivered (TCP and UCX deliver nothing; an MPI send that was
+// already posted may still arrive whole).
 TEST_P(FaultSuite, DropMidMessage) {
   plan_->comm_side = Side::connector;
   plan_->drop_on_write = 0;
   plan_->drop_after = 20ms;
-  size_t delivered = 0;
+  size_t delivered = 0, wrong = 0;
   run([&](CancelToken t) -> Task<void> {
     std::string addr = co_await listen(*fault_, [&](std::unique_ptr<Comm> comm) -> Task<void> {
       co_await loop_.sleep_for(60ms);  // the message cannot complete before the cut
@@ -143,6 +147,7 @@ TEST_P(FaultSuite, DropMidMessage) {
         for (;;) {
           co_await comm->read(m);
           ++delivered;
+          wrong += wrong_bytes(m, 1, {32u << 20});
         }
       } catch (const CommClosedError& e) {
         server_end_ = "CommClosedError";
@@ -165,7 +170,12 @@ TEST_P(FaultSuite, DropMidMessage) {
     co_await wait_for_end(t);
   });
   EXPECT_EQ(server_end_, "CommClosedError") << server_why_;
-  EXPECT_EQ(delivered, 0u) << "a message cut mid-way was delivered";
+  // Whole or nothing: a transport may still deliver a write that was cancelled after it
+  // was handed over (an MPI send cannot be taken back), but never a cut or corrupt one.
+  EXPECT_LE(delivered, 1u);
+  EXPECT_EQ(wrong, 0u) << "a message cut mid-way was delivered truncated or corrupt";
+  if (delivered) std::printf("[fault] %s: the cancelled 32 MiB write was still delivered whole\n",
+                             GetParam().scheme.c_str());
   EXPECT_EQ(plan_->injected, 1u);
 }
 
@@ -224,8 +234,7 @@ TEST_P(FaultSuite, CloseDuringConnect) {
     EXPECT_EQ(wrong_bytes(in, 3, {64}), 0u);
   });
   EXPECT_EQ(plan_->handshakes_refused, 1u);
-  EXPECT_NE(plan_->last_handshake_error.find("closed"), std::string::npos)
-      << plan_->last_handshake_error;
+  EXPECT_EQ(plan_->last_handshake_error_type, "CommClosedError") << plan_->last_handshake_error;
 }
 
 // The listener closes instead of answering the hello: connect() fails with ConnectError
@@ -266,6 +275,7 @@ TEST_P(FaultSuite, CorruptHelloIsRefused) {
     EXPECT_FALSE(comm->closed());
   });
   EXPECT_EQ(plan_->handshakes_refused, 1u);
+  EXPECT_EQ(plan_->last_handshake_error_type, "ProtocolError") << plan_->last_handshake_error;
   EXPECT_NE(plan_->last_handshake_error.find("magic"), std::string::npos)
       << plan_->last_handshake_error;
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ std::vector<BackendParam> all_backend_params();
 // Every registered scheme with its default policy (for the heavier tests).
 std::vector<BackendParam> default_backend_params();
 std::string param_name(const ::testing::TestParamInfo<BackendParam>& info);
+// So failures print "tcp:epoll" instead of the object's bytes.
+inline void PrintTo(const BackendParam& p, std::ostream* os) { *os << p.scheme << ":" << p.progress; }
 
 // Byte i of frame f of message m.
 std::byte pattern_byte(size_t m, size_t f, size_t i);
