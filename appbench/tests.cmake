@@ -1,0 +1,61 @@
+# Integration tests of the application benchmarks: both workloads at small sizes under
+# the MPI launcher this build uses, 3 and 4 ranks, both layouts, every backend listed in
+# COMMBENCH_APPBENCH_BACKENDS, each run validated (the benchmark exits non-zero on a wrong
+# checksum or row count); plus failure tests: a worker that dies mid-run must make the
+# client fail naming it, and bad input must fail with one line.
+set(COMMBENCH_APPBENCH_BACKENDS "tcp" CACHE STRING "Backends the appbench tests run on")
+
+set(_launch ${MPIEXEC_EXECUTABLE})
+if(COMMBENCH_MPI_FLAVOR STREQUAL "openmpi")
+  list(APPEND _launch --oversubscribe)
+endif()
+set(_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+# Small but not trivial: N is not a multiple of C (edge blocks), several blocks per worker.
+set(_transpose_args -n 600 -c 128 --runs 2)
+set(_merge_args --chunk-size 30000 --runs 2)
+
+foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
+  foreach(np 3 4)
+    foreach(layout compact dask)
+      foreach(app transpose_sum merge)
+        set(_name appbench.${app}.${backend}.np${np}.${layout})
+        if(app STREQUAL "transpose_sum")
+          set(_args ${_transpose_args})
+        else()
+          set(_args ${_merge_args})
+        endif()
+        add_test(NAME ${_name}
+                 COMMAND ${_launch} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:${app}>
+                         --backend ${backend} --layout ${layout} --timeout 100 ${_args})
+        set_tests_properties(${_name} PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120
+                             PASS_REGULAR_EXPRESSION "validation: PASSED"
+                             FAIL_REGULAR_EXPRESSION "validation: FAILED|: error")
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
+
+# Worker 1 exits like a crash on its 3rd task (the first timed y block): the client must
+# exit non-zero with a line naming the lost worker, well inside the timeout.
+foreach(app transpose_sum merge)
+  add_test(NAME appbench.${app}.worker_dies
+           COMMAND ${CMAKE_COMMAND}
+                   "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};3;$<TARGET_FILE:${app}>;--backend;tcp;--timeout;60;--test-kill-worker;1:3;--runs;2"
+                   "-DREGEX=lost worker 1 \\(rank 2"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
+  set_tests_properties(appbench.${app}.worker_dies PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 90)
+endforeach()
+
+# Too few ranks for a layout, and a bad option: one clear line, non-zero exit.
+add_test(NAME appbench.too_few_ranks
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};2;$<TARGET_FILE:transpose_sum>;--layout;dask"
+                 "-DREGEX=--layout dask needs at least 3 ranks"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
+add_test(NAME appbench.bad_option
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCMD=$<TARGET_FILE:merge>;--frac-match;2"
+                 "-DREGEX=--frac-match must be in"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
+set_tests_properties(appbench.too_few_ranks appbench.bad_option
+                     PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 60)

@@ -2,16 +2,12 @@
 
 #include <stdexcept>
 #include <sys/prctl.h>
-#include <cstdio>
-#include <cstdlib>
 
 #include "comm/errors.hpp"
 #include "mpi/mpi_comm.hpp"
 #include "mpi/mpi_context.hpp"
 
 namespace commbench::mpi {
-static unsigned long g_slow_send, g_slow_recv, g_adds;
-static uint64_t g_added_at;
 
 Progress parse_progress(const std::string& s) {
   if (s == "cooperative") return Progress::cooperative;
@@ -126,14 +122,12 @@ Engine::Engine(EventLoop& loop, Progress progress, std::shared_ptr<Context> ctx)
   // timeouts (2 us and up). With the default 50 us timer slack every such nap lasts
   // >= 50 us, and two ranks waiting on each other's rendezvous handshakes then nap in
   // turn on every message; 1 us slack keeps the naps as short as the loop asks.
-  if (!getenv("CB_NOSLACK")) prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   ctx_->engine_added();
   loop_.add_poller(this);
 }
 
 Engine::~Engine() {
-  if (getenv("CB_MPI_DEBUG")) fprintf(stderr, "engine %s: turns %lu naps %lu blocks %lu slept_ns %lu\n", to_string(progress_), (unsigned long)loop_.stats().turns, (unsigned long)loop_.stats().naps, (unsigned long)loop_.stats().blocks, (unsigned long)loop_.stats().slept_ns);
-  if (getenv("CB_MPI_DEBUG")) fprintf(stderr, "adds %lu slow sends %lu slow recvs %lu\n", g_adds, g_slow_send, g_slow_recv);
   loop_.remove_poller(this);
   // Waiters still registered belong to coroutines that will never run again; their
   // requests go to the graveyard so MPI never writes into freed frames unsupervised.
@@ -151,7 +145,6 @@ Engine::~Engine() {
 }
 
 void Engine::add(Op& op) {
-  g_added_at = EventLoop::now_ns(); ++g_adds;
   op.slot = reqs_.size();
   reqs_.push_back(op.req);
   ops_.push_back(&op);
@@ -210,13 +203,7 @@ bool Engine::test_set() {
     statuses_.resize(reqs_.size());
   }
   int outcount = 0;
-  int rc;
-  if (getenv("CB_TEST1")) {
-    int flag = 0;
-    rc = MPI_Testany(n, reqs_.data(), indices_.data(), &flag, statuses_.data());
-    outcount = flag && indices_[0] != MPI_UNDEFINED ? 1 : 0;
-  } else
-  rc = MPI_Testsome(n, reqs_.data(), &outcount, indices_.data(), statuses_.data());
+  int rc = MPI_Testsome(n, reqs_.data(), &outcount, indices_.data(), statuses_.data());
   if (outcount == MPI_UNDEFINED || outcount == 0) return false;
   for (int k = 0; k < outcount; ++k) {
     Op* op = ops_[static_cast<size_t>(indices_[static_cast<size_t>(k)])];
@@ -237,7 +224,6 @@ bool Engine::test_set() {
   ops_.resize(w);
   reqs_.resize(w);
   for (Op* op : done_) {
-    if (EventLoop::now_ns() - g_added_at > 40000) { if (op->recv_channel) ++g_slow_recv; else ++g_slow_send; }
     if (op->token.can_be_cancelled()) op->token.state()->remove(&op->reg);
     op->completed();
     loop_.schedule(op->handle);
