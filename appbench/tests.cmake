@@ -11,7 +11,7 @@ if(COMMBENCH_MPI_FLAVOR STREQUAL "openmpi")
 endif()
 set(_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 # Small but not trivial: N is not a multiple of C (edge blocks), several blocks per worker.
-set(_transpose_args -n 600 -c 128 --runs 2)
+set(_transpose_args -n 600 -c 160 --runs 2)
 set(_merge_args --chunk-size 30000 --runs 2)
 
 foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)

@@ -244,9 +244,9 @@ class UcxBackend final : public Backend {
  public:
   UcxBackend(EventLoop& loop, const BackendOptions& options)
       : options_(options),
-        worker_(Worker::get(loop, parse_progress(options.progress.empty() ? kDefaultProgress
-                                                                          : options.progress))),
-        control_(Worker::get(loop, Progress::control)) {}
+        worker_(std::make_shared<Worker>(
+            loop, parse_progress(options.progress.empty() ? kDefaultProgress : options.progress))),
+        control_(std::make_shared<Worker>(loop, Progress::control)) {}
   std::string scheme() const override { return "ucx"; }
   std::string progress() const override { return to_string(worker_->policy()); }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {

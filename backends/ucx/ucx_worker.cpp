@@ -1,6 +1,5 @@
 #include "ucx/ucx_worker.hpp"
 
-#include <map>
 #include <stdexcept>
 #include <utility>
 
@@ -136,16 +135,6 @@ class Worker::Engine final : public Poller {
 };
 
 // --- the worker ---------------------------------------------------------------------------
-
-std::shared_ptr<Worker> Worker::get(EventLoop& loop, Progress p) {
-  // Per thread: a loop and its UCX worker belong to the thread that runs the loop.
-  thread_local std::map<std::pair<EventLoop*, Progress>, std::weak_ptr<Worker>> workers;
-  auto& slot = workers[{&loop, p}];
-  if (auto w = slot.lock()) return w;
-  auto w = std::make_shared<Worker>(loop, p);
-  slot = w;
-  return w;
-}
 
 Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
   ucp_config_t* config = nullptr;

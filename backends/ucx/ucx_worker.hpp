@@ -1,8 +1,9 @@
-// One UCP context + worker per event loop and progress policy, shared by the listeners,
-// connectors and comms of that loop, and the three ways of driving its progress.
+// A UCP context + worker driven by the event loop, and the three ways of driving it.
+// Each ucx Backend owns one data worker (its progress policy) and one control worker,
+// shared by all its listeners, connectors and comms.
 //
-// Why per policy as well as per loop: a benchmark interleaves ucx:polling, ucx:event and
-// ucx:cooperative in one process and loop. Were they to share a worker, one policy's
+// Why per backend rather than per loop: a benchmark interleaves ucx:polling, ucx:event
+// and ucx:cooperative in one process and loop. Were they to share a worker, one policy's
 // engine would progress the others' requests and the figures would be of a mixture.
 //
 //   polling      a Poller registered with the loop calls ucp_worker_progress every turn
@@ -106,8 +107,6 @@ struct EndpointState : std::enable_shared_from_this<EndpointState> {
 
 class Worker : public std::enable_shared_from_this<Worker> {
  public:
-  // The worker of `loop` for policy `p`, created on first use.
-  static std::shared_ptr<Worker> get(EventLoop& loop, Progress p);
   Worker(EventLoop& loop, Progress p);
   ~Worker();
   Worker(const Worker&) = delete;

@@ -171,8 +171,14 @@ void resolve_bench_options(BenchOptions& o) {
   check_fits(o);
   if (!o.delay.empty()) {
     size_t pos = 0;
-    double us = std::stod(o.delay, &pos);
-    if (pos != o.delay.size() || us < 0) throw std::invalid_argument("bad --inject-delay");
+    double us = -1;
+    try {
+      us = std::stod(o.delay, &pos);
+    } catch (const std::exception&) {
+      pos = 0;  // std::stod's own message is just "stod"
+    }
+    if (pos != o.delay.size() || us < 0)
+      throw std::invalid_argument("bad --inject-delay '" + o.delay + "' (microseconds, e.g. 5)");
     o.delay_ns = static_cast<size_t>(us * 1000);
   }
   o.backend_options.extra.clear();

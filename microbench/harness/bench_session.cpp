@@ -92,13 +92,17 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
         boot_->fail_all(d->backend() + " moves host memory only; drop it from --backend " +
                         "for --memory cuda (raw baselines have no device path)");
   run_id_ = make_run_id(*boot_);
+  // Only rank 0 writes the CSV, but every rank must learn that it cannot: a rank left
+  // alone would wait in the next collective forever.
+  std::string csv_error;
   if (boot_->rank() == 0 && !opts_.csv.empty()) {
     try {
       csv_ = std::make_unique<CsvWriter>(opts_.csv);
     } catch (const std::exception& e) {
-      boot_->fail_all(e.what());
+      csv_error = e.what();
     }
   }
+  if (!boot_->all(csv_error.empty())) boot_->fail_all(csv_error);
   for (auto& d : drivers_) {
     try {
       d->connect();

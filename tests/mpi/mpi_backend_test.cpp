@@ -42,6 +42,8 @@ bool report(bool ok, const std::string& what) {
   return ok;
 }
 
+Task<void> pause(EventLoop& loop, std::chrono::nanoseconds d) { co_await loop.sleep_for(d); }
+
 double cpu_seconds() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -114,7 +116,7 @@ bool cycles(long n) {
       loop.run(with_timeout(loop, 600s, [&](CancelToken) { return wait_stop(); }));
     }
     // Let the last close notices arrive and the tags retire.
-    loop.run(loop.sleep_for(50ms));
+    loop.run(pause(loop, 50ms));
   } catch (const std::exception& e) {
     return report(false, std::string("cycles: ") + e.what());
   }
@@ -138,7 +140,7 @@ bool idle() {
     loop.run(listener->start([](std::unique_ptr<Comm>) -> Task<void> { co_return; }));
     double c0 = cpu_seconds();
     auto t0 = std::chrono::steady_clock::now();
-    loop.run(loop.sleep_for(2s));
+    loop.run(pause(loop, 2s));
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double cpu = cpu_seconds() - c0;
     char line[160];
@@ -156,7 +158,7 @@ bool noservice() {
   bool ok = true;
   if (g_rank == 0) {
     auto connector = backend->make_connector();
-    for (const std::string addr : {"mpi://" + std::to_string(g_size - 1) + ":99",
+    for (const std::string& addr : {"mpi://" + std::to_string(g_size - 1) + ":99",
                                    "mpi://" + std::to_string(g_size + 5) + ":1"}) {
       auto t0 = std::chrono::steady_clock::now();
       std::string why;
@@ -172,7 +174,7 @@ bool noservice() {
                   "connect " + addr + " -> '" + why + "' after " + std::to_string(s) + " s") && ok;
     }
   } else {
-    loop.run(loop.sleep_for(1s));  // rank 1 polls its control channel and refuses
+    loop.run(pause(loop, 1s));  // rank 1 polls its control channel and refuses
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return ok;
@@ -196,7 +198,7 @@ bool peer_exit() {
     loop->run(with_timeout(*loop, 10s, [&](CancelToken t) -> Task<void> {
       while (!accepted) co_await loop->sleep_for(1ms, t);
     }));
-    loop->run(loop->sleep_for(100ms));  // rank 0 is now blocked in its read
+    loop->run(pause(*loop, 100ms));  // rank 0 is now blocked in its read
     accepted.reset();
     listener.reset();
     backend.reset();

@@ -47,7 +47,7 @@ TEST_P(LoadSuite, ThousandConcurrentConnections) {
   // Both ends live in this process: two descriptors per TCP connection, plus slack.
   size_t limit = raise_fd_limit(16 * kConns + 256);  // UCX: several per connection
   ASSERT_GE(limit, 2 * kConns + 64) << "RLIMIT_NOFILE hard limit too low for this test";
-  size_t wrong = 0, held = 0;
+  size_t wrong = 0, held = 0, fds_idle = open_fds(), fds_held = 0;
   run([&](CancelToken t) -> Task<void> {
     std::string addr = co_await listen(*backend_, echo());
     std::vector<std::unique_ptr<Comm>> comms(kConns);
@@ -58,6 +58,7 @@ TEST_P(LoadSuite, ThousandConcurrentConnections) {
     co_await when_all(std::move(opens));
     while (live_ < kConns) co_await loop_.sleep_for(1ms, t);
     held = live_;
+    fds_held = open_fds();
     // Every connection carries its own message while all are open.
     auto ping = [&](size_t i) -> Task<void> {
       PatternMessage out(i, {i % 512 + 1});
@@ -76,8 +77,9 @@ TEST_P(LoadSuite, ThousandConcurrentConnections) {
   EXPECT_EQ(wrong, 0u);
   EXPECT_EQ(clean_ends_, kConns);
   EXPECT_TRUE(handler_errors_.empty()) << handler_errors_.front();
-  std::printf("[load] %s: %zu connections held at once, peak %zu\n", GetParam().scheme.c_str(),
-              held, peak_);
+  std::printf("[load] %s: %zu connections held at once, peak %zu, %.1f descriptors each\n",
+              GetParam().scheme.c_str(), held, peak_,
+              static_cast<double>(fds_held - fds_idle) / static_cast<double>(kConns));
 }
 
 TEST_P(LoadSuite, TenThousandConnectCloseCyclesLeakNothing) {
