@@ -3,7 +3,7 @@
 # COMMBENCH_APPBENCH_BACKENDS, each run validated (the benchmark exits non-zero on a wrong
 # checksum or row count); plus failure tests: a worker that dies mid-run must make the
 # client fail naming it, and bad input must fail with one line.
-set(COMMBENCH_APPBENCH_BACKENDS "tcp" CACHE STRING "Backends the appbench tests run on")
+set(COMMBENCH_APPBENCH_BACKENDS "tcp;mpi;ucx" CACHE STRING "Backends the appbench tests run on")
 
 set(_launch ${MPIEXEC_EXECUTABLE})
 if(COMMBENCH_MPI_FLAVOR STREQUAL "openmpi")

@@ -11,7 +11,7 @@ Registry& registry() {
     Registry reg;
     reg.add({"tcp", {"epoll"}, &tcp::make_tcp_backend});
     reg.add({"mpi", {"batched", "cooperative", "blocking"}, &mpi::make_mpi_backend});
-    reg.add({"ucx", {"polling", "event", "cooperative"}, &ucx::make_ucx_backend});
+    reg.add({"ucx", {"cooperative", "polling", "event"}, &ucx::make_ucx_backend});
     return reg;
   }();
   return r;

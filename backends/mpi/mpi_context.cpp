@@ -267,18 +267,21 @@ bool Context::poll() {
   bool did = false;
   int flag = 0;
   MPI_Status st;
-  // Handle before re-posting: the handler reads the receive buffer.
-  if (connect_req_ != MPI_REQUEST_NULL && MPI_Test(&connect_req_, &flag, &st) == MPI_SUCCESS &&
-      flag) {
+  // Handle before re-posting: the handler reads the receive buffer. Several per call (a
+  // burst of connects or close notices must not queue up behind one-per-poll), bounded so
+  // a flood cannot starve the loop.
+  for (int budget = 16; budget > 0 && connect_req_ != MPI_REQUEST_NULL; --budget) {
+    flag = 0;
+    if (MPI_Test(&connect_req_, &flag, &st) != MPI_SUCCESS || !flag) break;
     on_connect_request(st);
     if (engines_ > 0)
       MPI_Irecv(connect_buf_, sizeof connect_buf_, MPI_BYTE, MPI_ANY_SOURCE, kTagConnect, ctl_,
                 &connect_req_);
     did = true;
   }
-  flag = 0;
-  if (notice_req_ != MPI_REQUEST_NULL && MPI_Test(&notice_req_, &flag, &st) == MPI_SUCCESS &&
-      flag) {
+  for (int budget = 16; budget > 0 && notice_req_ != MPI_REQUEST_NULL; --budget) {
+    flag = 0;
+    if (MPI_Test(&notice_req_, &flag, &st) != MPI_SUCCESS || !flag) break;
     on_notice(st);
     if (engines_ > 0)
       MPI_Irecv(notice_buf_, sizeof notice_buf_, MPI_BYTE, MPI_ANY_SOURCE, kTagNotice, ctl_,

@@ -1,5 +1,6 @@
 #include "runtime/event_loop.hpp"
 
+#include <sched.h>
 #include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
@@ -258,8 +259,14 @@ void EventLoop::idle() {
   if (idle_since_ns_ == 0) idle_since_ns_ = now;
   bool at_once = false;
   for (Poller* p : pollers_) at_once = at_once || p->arm_at_once();
-  if (!at_once && now - idle_since_ns_ < static_cast<uint64_t>(options_.spin_budget.count()))
+  uint64_t idle_for = now - idle_since_ns_;
+  if (!at_once && idle_for < static_cast<uint64_t>(options_.spin_budget.count())) {
+    // Past the first microseconds, spin politely: when the peer we wait for shares our
+    // core (unpinned or oversubscribed ranks), a pure spin would hold the core for the
+    // whole budget before the peer can even send the reply.
+    if (idle_for >= static_cast<uint64_t>(options_.spin_yield_after.count())) sched_yield();
     return;
+  }
 
   // Arm every poller; one with events pending cancels the sleep (Seastar's protocol).
   bool nap = false;

@@ -27,6 +27,9 @@ namespace commbench {
 struct LoopOptions {
   // How long an idle loop keeps polling before it arms and blocks.
   std::chrono::nanoseconds spin_budget{50'000};
+  // After this long idle, each spin turn also yields the core (sched_yield) to whoever
+  // else is runnable on it; a reply within this window is caught at full speed.
+  std::chrono::nanoseconds spin_yield_after{2'000};
   // First and largest nap while a poller that cannot arm still has work.
   std::chrono::nanoseconds min_nap{2'000};
   std::chrono::nanoseconds max_nap{1'000'000};

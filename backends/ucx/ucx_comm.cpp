@@ -52,7 +52,8 @@ UcxComm::UcxComm(std::shared_ptr<Worker> data, std::shared_ptr<Worker> control,
       limits_(limits),
       read_lock_(worker_->loop()),
       packet_in_(std::make_unique<std::byte[]>(kPacketBytes)) {
-  worker_->add_user();
+  // The control worker watches the peer while the comm is open; the data worker is
+  // progressed only while someone waits on it.
   control_->add_user();
 }
 
@@ -61,7 +62,6 @@ UcxComm::~UcxComm() { abort(); }
 void UcxComm::release_user() noexcept {
   if (user_) {
     user_ = false;
-    worker_->remove_user();
     control_->remove_user();
   }
 }

@@ -127,7 +127,9 @@ class Worker::Engine final : public Poller {
   }
   int wake_fd() const noexcept override { return w_.efd_; }
   bool arm_at_once() const noexcept override {
-    return w_.policy_ == Progress::event && w_.busy();
+    // Only while a coroutine waits on this worker: an idle event backend must not
+    // change how the loop treats the others (benchmarks interleave policies).
+    return w_.policy_ == Progress::event && w_.waiting_ > 0;
   }
 
  private:

@@ -92,6 +92,13 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "piece)")
       ->capture_default_str();
   app.add_option("--max-frame", o.max_frame, "Largest frame a peer may send us (default 8G)");
+  app.add_option("--idle-spin", o.idle_spin_us,
+                 "Event loop: microseconds an idle loop keeps polling before it blocks (or naps)")
+      ->capture_default_str();
+  app.add_option("--idle-yield-after", o.idle_yield_after_us,
+                 "Event loop: after this many idle microseconds each spin turn also yields the "
+                 "core (sched_yield), so a peer sharing the core can run")
+      ->capture_default_str();
   app.add_option("--inject-delay", o.delay,
                  "Testing aid: sleep this many microseconds (e.g. 5) inside every coroutine "
                  "write, to prove the regression gate catches a slower backend");
@@ -159,6 +166,8 @@ void resolve_bench_options(BenchOptions& o) {
   if (o.window == 0) throw std::invalid_argument("--window must be >= 1");
   if (o.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
   if (o.run_timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
+  if (o.idle_spin_us < 0 || o.idle_yield_after_us < 0)
+    throw std::invalid_argument("--idle-spin and --idle-yield-after must be >= 0");
   if (o.read_timeout_s < 0) throw std::invalid_argument("--read-timeout must be >= 0");
   parse_memory_kind(o.memory);
   if (o.send_memory.empty()) o.send_memory = o.memory;

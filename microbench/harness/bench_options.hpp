@@ -44,6 +44,8 @@ struct BenchOptions {
   std::string gpu_path = "auto";  // auto | pass-through | staged (device memory only)
   std::string gpu_chunk = "1M";   // staging pipeline chunk
   std::string max_frame;
+  double idle_spin_us = 50;       // event loop: spin this long when idle before blocking
+  double idle_yield_after_us = 2;  // ... and yield the core on each spin turn after this
   std::string delay;  // injected per-message delay in the coroutine driver (regression tests)
 
   // Resolved from the strings above by resolve().

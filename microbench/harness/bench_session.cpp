@@ -80,6 +80,11 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   } catch (const std::exception& e) {
     boot_->fail_all(e.what());
   }
+  LoopOptions lo = loop_.options();
+  lo.spin_budget = std::chrono::nanoseconds(static_cast<long long>(opts_.idle_spin_us * 1000));
+  lo.spin_yield_after =
+      std::chrono::nanoseconds(static_cast<long long>(opts_.idle_yield_after_us * 1000));
+  loop_.set_options(lo);
   env_ = std::make_unique<DriverEnv>(DriverEnv{*boot_, loop_, opts_, host});
   try {
     for (const auto& spec : opts_.specs) drivers_.push_back(make_driver(spec, *env_));
@@ -215,7 +220,8 @@ int BenchSession::finish() {
       .add("gpu_path_requested", opts_.gpu_path)
       .add("gpu_chunk_bytes", static_cast<long long>(opts_.gpu_chunk_bytes))
       .add("listen_host", env_->host)
-      .add("spin_budget_ns", static_cast<long long>(loop_.options().spin_budget.count()));
+      .add("spin_budget_ns", static_cast<long long>(loop_.options().spin_budget.count()))
+      .add("spin_yield_after_ns", static_cast<long long>(loop_.options().spin_yield_after.count()));
   JsonObject meta = collect_metadata(*boot_, argv_, run_id_, settings);
   for (auto& d : drivers_) {
     try {

@@ -83,6 +83,7 @@ std::string Bootstrap::mpi_library_version() {
   int len = 0;
   MPI_Get_library_version(buf, &len);
   std::string s(buf, static_cast<size_t>(len));
+  while (!s.empty() && s.back() == '\0') s.pop_back();  // some libraries count the NUL
   auto nl = s.find('\n');
   if (nl != std::string::npos) s.resize(nl);
   while (!s.empty() && (s.back() == ',' || s.back() == ' ')) s.pop_back();

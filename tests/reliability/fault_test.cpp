@@ -125,7 +125,7 @@ TEST_P(FaultSuite, DelayedReadsAndWritesStillDeliverInOrder) {
     size_t wrong = 0;
     for (size_t i = 0; i < kMessages; ++i) wrong += wrong_bytes(ins[i], i, {i * 1000 + 1, 3});
     EXPECT_EQ(wrong, 0u);
-    EXPECT_GE(Clock::now() - t0, 8ms);  // the delays really happened
+    EXPECT_GE(Clock::now() - t0, 5ms);  // the delays really happened (they overlap)
     co_await comm->close();
   });
 }

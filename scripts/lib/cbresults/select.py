@@ -83,8 +83,11 @@ def app_points(rows, benchmark):
             continue
         key = (r["origin"], r["backend"], r["progress"], r["mpi"], r.get("layout", ""))
         for m in APP_METRICS:
-            if r.get(m) is not None:
-                acc[key][int(r["workers"])][m].append(r[m])
+            v = r.get(m)
+            # appbench writes throughput 0 when nothing crossed the wire (one worker):
+            # that is "not applicable", not a measured zero.
+            if v is not None and not (m in ("throughput_MBps", "rows_per_s") and v <= 0):
+                acc[key][int(r["workers"])][m].append(v)
     return {k: {w: {m: median(v) for m, v in d.items()} for w, d in sorted(ws.items())}
             for k, ws in acc.items()}
 
