@@ -85,6 +85,7 @@ class Engine final : public Poller {
   const char* name() const noexcept override { return "mpi"; }
   bool has_work() const noexcept override;
   bool poll() override;
+  ArmResult try_arm() override;
 
  private:
   friend class Wait;

@@ -191,6 +191,12 @@ class EventLoop {
   size_t fd_waiters_ = 0;
   uint64_t idle_since_ns_ = 0;
   uint64_t nap_ns_ = 0;
+  // Clock reads are amortized over turns (see turn() and idle()).
+  unsigned timer_tick_ = 0;
+  unsigned idle_tick_ = 0;
+  bool check_timers_now_ = true;
+  bool spinning_ = false;       // idle, within the spin budget
+  bool spin_yielding_ = false;  // ... and past spin_yield_after
   LoopStats stats_;
   std::function<void(std::exception_ptr)> error_handler_;
   size_t detached_errors_ = 0;

@@ -66,6 +66,10 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
   ucp_listener_h listener = nullptr;
   CancelSource stop;
   bool user = false;
+  // Connection requests announced to on_conn whose accept task has not yet taken them.
+  // An unanswered request pins a socket in the listener's connection manager, and
+  // ucp_worker_destroy asserts on it: shut() rejects them all before the listener goes.
+  std::vector<ucp_conn_request_h> pending;
 
   ListenState(std::shared_ptr<Worker> control, std::shared_ptr<Worker> d, const CommLimits& l)
       : worker(std::move(control)), data(std::move(d)), limits(l) {}
@@ -73,6 +77,8 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
   void shut() noexcept {
     stop.cancel();
     if (listener) {
+      for (ucp_conn_request_h r : pending) ucp_listener_reject(listener, r);
+      pending.clear();
       ucp_listener_destroy(listener);
       listener = nullptr;
     }
@@ -82,9 +88,18 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
     }
   }
   static void on_conn(ucp_conn_request_h request, void* arg);
+  // Removes `request` from `pending`; false if shut() rejected it meanwhile.
+  bool take(ucp_conn_request_h request) noexcept {
+    auto it = std::find(pending.begin(), pending.end(), request);
+    if (it == pending.end()) return false;
+    *it = pending.back();
+    pending.pop_back();
+    return true;
+  }
 };
 
 Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h request) {
+  if (!ls->take(request)) co_return;  // rejected by shut()
   auto w = ls->worker;
   std::string peer = "ucx://?";
   ucp_conn_request_attr_t attr{};
@@ -124,6 +139,7 @@ void ListenState::on_conn(ucp_conn_request_h request, void* arg) {
     return;
   }
   // Inside ucp_worker_progress: the endpoint is made on the next turn, in its own task.
+  self->pending.push_back(request);
   spawn(self->worker->loop(), accept_one(self->shared_from_this(), request));
 }
 

@@ -62,7 +62,7 @@ void EndpointState::force_close() noexcept {
     if (!e) return;
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    p.flags = 0;  // EXPERIMENT
     void* r = ucp_ep_close_nbx(e, &p);
     e = nullptr;
     if (auto w = owner.lock()) w->adopt_close(r, shared_from_this());
@@ -201,8 +201,39 @@ Worker::~Worker() {
     ucp_request_free(c.request);
   }
   closing_.clear();
+  if (policy_ != Progress::control) discard_unexpected();
   ucp_worker_destroy(worker_);
   ucp_cleanup(context_);
+}
+
+void Worker::discard_unexpected() noexcept {
+  // Messages nobody read (a peer's last writes to a comm closed without reading them)
+  // sit in the unexpected queue; ucp_worker_destroy would warn about each. Receive them
+  // into a scratch buffer instead (bounded: a peer still sending must not hold us).
+  std::vector<std::byte> scratch;
+  for (int n = 0; n < 100000; ++n) {
+    ucp_worker_progress(worker_);
+    ucp_tag_recv_info_t info{};
+    ucp_tag_message_h msg = ucp_tag_probe_nb(worker_, 0, 0, 1, &info);
+    if (msg == nullptr) break;
+    if (scratch.size() < info.length) scratch.resize(info.length);
+    auto op = std::make_unique<Op>();
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.recv = &Op::on_tag_recv;
+    p.user_data = op.get();
+    void* r = ucp_tag_msg_recv_nbx(worker_, scratch.data(), info.length, msg, &p);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;
+    uint64_t deadline = EventLoop::now_ns() + 100'000'000ull;
+    while (!op->done && EventLoop::now_ns() < deadline) ucp_worker_progress(worker_);
+    if (!op->done) ucp_request_cancel(worker_, r);
+    for (int i = 0; i < 1000 && !op->done; ++i) ucp_worker_progress(worker_);
+    if (!op->done) {
+      (void)op.release();  // its callback may still run in ucp_worker_destroy
+      return;
+    }
+    ucp_request_free(r);
+  }
 }
 
 void Worker::adopt_close(void* request, std::shared_ptr<EndpointState> state) {

@@ -154,6 +154,7 @@ class Worker : public std::enable_shared_from_this<Worker> {
  private:
   class Engine;
   void housekeeping();
+  void discard_unexpected() noexcept;
   bool busy() const noexcept { return waiting_ + users_ + closing_.size() > 0; }
 
   EventLoop& loop_;
