@@ -175,9 +175,8 @@ void SleepUntil::await_resume() {
   if (!handle_) token_.throw_cancelled("sleep");  // cancelled before waiting
 }
 
-bool EventLoop::fire_timers() {
+bool EventLoop::fire_timers(uint64_t now) {
   if (timers_.empty()) return false;
-  uint64_t now = now_ns();
   bool fired = false;
   while (TimerNode* n = timers_.pop_expired(now)) {
     n->fire(n);
@@ -245,7 +244,7 @@ bool EventLoop::turn() {
   // 7 turns late, still never early), and always on the first turn after a sleep.
   if (!timers_.empty() && ((++timer_tick_ & 7) == 0 || check_timers_now_)) {
     check_timers_now_ = false;
-    if (fire_timers()) worked = true;
+    if (fire_timers(now_ns())) worked = true;
   }
   if (fd_waiters_ > 0 && poll_epoll(0)) worked = true;
   return worked;
@@ -269,6 +268,13 @@ void EventLoop::idle() {
     return;
   }
   uint64_t now = now_ns();
+  // Timers first, as when turn() looked at them every turn: a deadline that passed
+  // while turns skipped the clock is work, not idleness.
+  if (fire_timers(now)) {
+    idle_since_ns_ = 0;
+    spinning_ = false;
+    return;
+  }
   if (idle_since_ns_ == 0) idle_since_ns_ = now;
   bool at_once = false;
   for (Poller* p : pollers_) at_once = at_once || p->arm_at_once();

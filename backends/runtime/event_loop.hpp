@@ -178,7 +178,7 @@ class EventLoop {
   FdSlot& slot(int fd);
   void wake(FdWait*& waiter, uint32_t events);
   bool turn();
-  bool fire_timers();
+  bool fire_timers(uint64_t now);
   bool poll_epoll(int64_t timeout_ns);
   void idle();
 

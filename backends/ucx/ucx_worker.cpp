@@ -62,7 +62,7 @@ void EndpointState::force_close() noexcept {
     if (!e) return;
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = 0;  // EXPERIMENT
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
     void* r = ucp_ep_close_nbx(e, &p);
     e = nullptr;
     if (auto w = owner.lock()) w->adopt_close(r, shared_from_this());
