@@ -103,6 +103,7 @@ class Engine final : public Poller {
   std::vector<MPI_Status> statuses_;
   std::vector<Op*> done_;
   unsigned tick_ = 0;
+  unsigned last_completion_tick_ = 0;  // tick_ when a request last completed
 };
 
 // Throws CommClosedError naming the MPI error of a failed request.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,15 @@ namespace {
 // epoll user data of a poller's wake fd: a marker, the poller is polled after waking.
 constexpr uint64_t kWakeTag = 1ull << 63;
 }  // namespace
+
+std::chrono::nanoseconds default_spin_yield_after() {
+  long local = 0;
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* s = std::getenv(v)) local = std::max(local, std::atol(s));
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (local > 0 && cpus > 0 && local > cpus) return std::chrono::microseconds(2);
+  return std::chrono::nanoseconds::max();
+}
 
 uint64_t EventLoop::now_ns() noexcept {
   timespec ts;

@@ -97,7 +97,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
       ->capture_default_str();
   app.add_option("--idle-yield-after", o.idle_yield_after_us,
                  "Event loop: after this many idle microseconds each spin turn also yields the "
-                 "core (sched_yield), so a peer sharing the core can run")
+                 "core (sched_yield), so a peer sharing the core can run; -1 = auto: 2 when "
+                 "the node runs more ranks than CPUs, else never")
       ->capture_default_str();
   app.add_option("--inject-delay", o.delay,
                  "Testing aid: sleep this many microseconds (e.g. 5) inside every coroutine "
@@ -166,8 +167,7 @@ void resolve_bench_options(BenchOptions& o) {
   if (o.window == 0) throw std::invalid_argument("--window must be >= 1");
   if (o.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
   if (o.run_timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
-  if (o.idle_spin_us < 0 || o.idle_yield_after_us < 0)
-    throw std::invalid_argument("--idle-spin and --idle-yield-after must be >= 0");
+  if (o.idle_spin_us < 0) throw std::invalid_argument("--idle-spin must be >= 0");
   if (o.read_timeout_s < 0) throw std::invalid_argument("--read-timeout must be >= 0");
   parse_memory_kind(o.memory);
   if (o.send_memory.empty()) o.send_memory = o.memory;

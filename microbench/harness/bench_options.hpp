@@ -45,7 +45,7 @@ struct BenchOptions {
   std::string gpu_chunk = "1M";   // staging pipeline chunk
   std::string max_frame;
   double idle_spin_us = 50;       // event loop: spin this long when idle before blocking
-  double idle_yield_after_us = 2;  // ... and yield the core on each spin turn after this
+  double idle_yield_after_us = -1;  // ... and yield the core after this (-1: auto)
   std::string delay;  // injected per-message delay in the coroutine driver (regression tests)
 
   // Resolved from the strings above by resolve().

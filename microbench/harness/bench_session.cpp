@@ -82,8 +82,9 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   }
   LoopOptions lo = loop_.options();
   lo.spin_budget = std::chrono::nanoseconds(static_cast<long long>(opts_.idle_spin_us * 1000));
-  lo.spin_yield_after =
-      std::chrono::nanoseconds(static_cast<long long>(opts_.idle_yield_after_us * 1000));
+  if (opts_.idle_yield_after_us >= 0)
+    lo.spin_yield_after =
+        std::chrono::nanoseconds(static_cast<long long>(opts_.idle_yield_after_us * 1000));
   loop_.set_options(lo);
   env_ = std::make_unique<DriverEnv>(DriverEnv{*boot_, loop_, opts_, host});
   try {
