@@ -13,6 +13,7 @@
 #include "harness/json.hpp"
 #include "harness/metadata.hpp"
 #include "harness/result_schema.hpp"
+#include "harness/run_guard.hpp"
 #include "runtime/scheduler.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/worker.hpp"
@@ -20,25 +21,6 @@
 namespace commbench::app {
 
 namespace {
-
-// Before MPI is up only the launcher's environment tells us our rank: only rank 0
-// prints an option error (every rank exits alike).
-bool launcher_rank_is_zero() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* r = std::getenv(v)) return std::atoi(r) == 0;
-  return true;
-}
-
-const char* g_program = "appbench";
-unsigned g_timeout_s = 0;
-
-void on_alarm(int) {
-  char buf[200];
-  int n = std::snprintf(buf, sizeof buf, "%s: error: run exceeded --timeout of %u s\n", g_program,
-                        g_timeout_s);
-  if (n > 0) (void)!::write(2, buf, static_cast<size_t>(n));
-  std::_Exit(3);
-}
 
 uint64_t parse_u64(const std::string& s, const std::string& what) {
   size_t pos = 0;
@@ -135,12 +117,7 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
   }
 
   boot_ = std::make_unique<Bootstrap>(argc, argv, program);
-  g_program = boot_->program().c_str();
-  if (opts_.timeout_s > 0) {
-    g_timeout_s = static_cast<unsigned>(opts_.timeout_s + 0.999);
-    std::signal(SIGALRM, on_alarm);
-    alarm(g_timeout_s);
-  }
+  arm_run_timeout(boot_->program(), opts_.timeout_s);
   topo_.ranks = boot_->size();
   topo_.rank = boot_->rank();
   if (topo_.ranks < min_ranks(topo_.layout))

@@ -9,32 +9,10 @@
 #include "gpu/gpu_path.hpp"
 #include "harness/interface.hpp"
 #include "harness/metadata.hpp"
+#include "harness/run_guard.hpp"
 #include "harness/sizes.hpp"
 
 namespace commbench {
-
-namespace {
-
-// Before MPI is up we do not know our rank; the launchers export it, and only rank 0
-// should print an option error (everyone exits).
-bool launcher_rank_is_zero() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* r = std::getenv(v)) return std::atoi(r) == 0;
-  return true;
-}
-
-const char* g_program = "commbench";
-unsigned g_timeout_s = 0;
-
-void on_alarm(int) {
-  char buf[160];
-  int n = std::snprintf(buf, sizeof buf, "%s: error: run exceeded --timeout of %u s\n", g_program,
-                        g_timeout_s);
-  if (n > 0) (void)!::write(2, buf, static_cast<size_t>(n));
-  std::_Exit(3);
-}
-
-}  // namespace
 
 BenchSession::BenchSession(int argc, char** argv, const std::string& program, BenchKind kind,
                            const std::string& description) {
@@ -55,12 +33,7 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   }
 
   boot_ = std::make_unique<Bootstrap>(argc, argv, program);
-  g_program = boot_->program().c_str();
-  if (opts_.run_timeout_s > 0) {
-    g_timeout_s = static_cast<unsigned>(opts_.run_timeout_s + 0.999);
-    std::signal(SIGALRM, on_alarm);
-    alarm(g_timeout_s);
-  }
+  arm_run_timeout(boot_->program(), opts_.run_timeout_s);
   if (boot_->size() < 2)
     boot_->fail_all("needs 2 ranks (got " + std::to_string(boot_->size()) +
                     "); run it as: mpirun -np 2 " + program + " ...");
