@@ -45,7 +45,8 @@ class Comm {
   }
 };
 
-// Called once per accepted, handshaken connection, each in its own task.
+// Called once per accepted, handshaken connection, each in its own task. The listener
+// keeps the handler alive until every task it started has finished, even after stop().
 using CommHandler = std::function<Task<void>(std::unique_ptr<Comm>)>;
 
 class Listener {

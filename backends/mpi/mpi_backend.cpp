@@ -49,6 +49,10 @@ RankService parse_mpi_address(const std::string& address) {
 
 std::string rank_address(int rank) { return "mpi://" + std::to_string(rank); }
 
+Task<void> serve(std::shared_ptr<CommHandler> handler, std::unique_ptr<Comm> comm) {
+  co_await (*handler)(std::move(comm));
+}
+
 class MpiListener final : public Listener {
  public:
   MpiListener(std::shared_ptr<Engine> engine, const WireOptions& wire, std::string address)
@@ -63,10 +67,14 @@ class MpiListener final : public Listener {
                          std::to_string(ctx.rank()));
     std::string contact_base = rank_address(ctx.rank());
     ListenerRec rec;
-    rec.on_accept = [engine = engine_, wire = wire_, handler = std::move(handler), local = contact_base](
+    // The handler is shared with every coroutine it starts: a handler coroutine refers to
+    // its callable (a lambda's captures), which must outlive a listener stopped while
+    // connections are still being served.
+    auto shared = std::make_shared<CommHandler>(std::move(handler));
+    rec.on_accept = [engine = engine_, wire = wire_, shared, local = contact_base](
                         std::shared_ptr<Channel> ch, const std::string& peer) {
       auto comm = std::make_unique<MpiComm>(engine, std::move(ch), wire, local, peer);
-      spawn(engine->loop(), handler(std::move(comm)));
+      spawn(engine->loop(), serve(shared, std::move(comm)));
     };
     service_ = ctx.add_listener(rs.service, std::move(rec));
     contact_ = contact_base + ":" + std::to_string(service_);

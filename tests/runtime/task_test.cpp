@@ -58,6 +58,11 @@ TEST(Task, MoveOnlyResult) {
 // A million synchronous completions in a row: with symmetric transfer this runs in
 // constant stack; without it, it would overflow the stack and crash.
 TEST(Task, SymmetricTransferKeepsStackFlat) {
+#if !defined(__OPTIMIZE__)
+  // GCC turns the resume of a returned handle into a tail call only when optimizing
+  // (sibling-call optimization, -O2); the optimized presets check this property.
+  GTEST_SKIP() << "unoptimized build: symmetric transfer is not a tail call";
+#endif
   EventLoop loop;
   auto loop_body = []() -> Task<long> {
     long sum = 0;
