@@ -39,6 +39,7 @@ class TcpWire : public ::testing::Test {
   void TearDown() override {
     if (raw_ >= 0) close(raw_);
     listener_->stop();
+    loop_.run_for(std::chrono::milliseconds(2));  // let the cancelled accept loop unwind
   }
 
   // A raw client that completes the handshake, so what follows reaches read().
