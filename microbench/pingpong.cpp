@@ -30,8 +30,6 @@ int main(int argc, char** argv) {
     p.iterations += n;
     for (size_t i = 0; i < n; ++i) p.samples.push_back(static_cast<double>(samples[i]) / 2000.0);
   };
-  // For the table: coroutine latency over the raw baseline of the same library.
-  std::map<size_t, double> raw_p50;
   auto emit = [&](Driver& d, size_t size, Point& p, ResultRow& row) {
     Summary sum = summarize(p.samples);
     row.set("benchmark", std::string("pingpong"))
@@ -50,6 +48,5 @@ int main(int argc, char** argv) {
   s.sweep(warm, rep, emit,
           {"size", "backend", "progress", "p50", "avg", "min", "p99", "wrong"},
           {"bytes", "", "", "us", "us", "us", "us", "bytes"});
-  (void)raw_p50;
   return s.finish();
 }
