@@ -55,11 +55,14 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
                  "Roles by rank: compact = scheduler+client on rank 0, workers on ranks >= 1; "
                  "dask = rank 0 scheduler, rank 1 client, workers on ranks >= 2 (dask-mpi)")
       ->capture_default_str();
-  app.add_option("--runs", opts_.runs, "Timed repetitions (one CSV row each)")->capture_default_str();
-  app.add_option("--warmup", opts_.warmup, "Untimed repetitions before them (open connections, "
-                                           "warm the memory pool)")
+  app.add_option("--runs", opts_.runs, "Timed repetitions (one CSV row each)")
       ->capture_default_str();
-  app.add_option("--csv", opts_.csv, "Write one tidy CSV row per repetition here (+ .json sidecar)");
+  app.add_option("--warmup", opts_.warmup,
+                 "Untimed repetitions before them (open connections, "
+                 "warm the memory pool)")
+      ->capture_default_str();
+  app.add_option("--csv", opts_.csv,
+                 "Write one tidy CSV row per repetition here (+ .json sidecar)");
   app.add_option("--transfer-log", opts_.transfer_log,
                  "Write every worker-to-worker transfer (run, from, to, key, bytes, start, "
                  "seconds) to this CSV file");
@@ -86,7 +89,8 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
   try {
     app.parse(argc, argv);
     if (opts_.runs == 0) throw std::invalid_argument("--runs must be >= 1");
-    if (opts_.fetch_concurrency == 0) throw std::invalid_argument("--fetch-concurrency must be >= 1");
+    if (opts_.fetch_concurrency == 0)
+      throw std::invalid_argument("--fetch-concurrency must be >= 1");
     if (opts_.slice_us <= 0) throw std::invalid_argument("--slice-us must be > 0");
     if (opts_.timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
     if (opts_.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
@@ -100,7 +104,8 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
         throw std::invalid_argument("--backend-opt expects KEY=VALUE, got '" + kv + "'");
     if (!opts_.test_kill.empty()) {
       auto c = opts_.test_kill.find(':');
-      if (c == std::string::npos) throw std::invalid_argument("--test-kill-worker expects WORKER:TASK");
+      if (c == std::string::npos)
+        throw std::invalid_argument("--test-kill-worker expects WORKER:TASK");
       parse_u64(opts_.test_kill.substr(0, c), "--test-kill-worker worker");
       if (parse_u64(opts_.test_kill.substr(c + 1), "--test-kill-worker task") == 0)
         throw std::invalid_argument("--test-kill-worker task counts from 1");
@@ -122,8 +127,10 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
   topo_.rank = boot_->rank();
   if (topo_.ranks < min_ranks(topo_.layout))
     boot_->fail_all("--layout " + opts_.layout + " needs at least " +
-                    std::to_string(min_ranks(topo_.layout)) + " ranks (scheduler, client, >= 1 "
-                    "worker); got " + std::to_string(topo_.ranks) + ": run it as mpirun -np " +
+                    std::to_string(min_ranks(topo_.layout)) +
+                    " ranks (scheduler, client, >= 1 "
+                    "worker); got " +
+                    std::to_string(topo_.ranks) + ": run it as mpirun -np " +
                     std::to_string(min_ranks(topo_.layout) + 1) + " " + program + " ...");
   install_pooled_host_allocator();
   BackendOptions bo;
@@ -155,6 +162,15 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
 
 AppSession::~AppSession() {
   if (transfer_log_) std::fclose(transfer_log_);
+}
+
+void AppSession::require_worker_memory(uint64_t bytes_per_worker, const std::string& what) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;
+  uint64_t phys = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  if (bytes_per_worker > phys)
+    boot_->fail_all(what + " needs about " + std::to_string(bytes_per_worker >> 20) +
+                    " MiB per worker; this host has " + std::to_string(phys >> 20) + " MiB");
 }
 
 void AppSession::note(const std::string& line) {
@@ -283,7 +299,8 @@ void AppSession::record(const RunRecord& r) {
     for (const auto& t : w.transfers) {
       comm_s += static_cast<double>(t.duration_ns) * 1e-9;
       bytes += t.bytes;
-      if (w.worker < topo_.workers()) per_worker[static_cast<size_t>(w.worker)] += t.duration_ns * 1e-9;
+      if (w.worker < topo_.workers())
+        per_worker[static_cast<size_t>(w.worker)] += t.duration_ns * 1e-9;
       if (transfer_log_)
         std::fprintf(transfer_log_, "%zu,%d,%d,%s,%llu,%.9f,%.9f,%.1f\n", r.run, t.from_worker,
                      t.to_worker, t.key.c_str(), static_cast<unsigned long long>(t.bytes),

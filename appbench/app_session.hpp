@@ -5,7 +5,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <memory>
 #include <string>
@@ -76,6 +75,10 @@ class AppSession {
   void record(const RunRecord& r);
   // A one-line progress note on the client's stdout (prefixed by '#').
   void note(const std::string& line);
+  // Fails every rank with one line when a worker would need more than this host's
+  // physical memory (`bytes_per_worker`, the workload's own estimate, named by `what`):
+  // such a run would otherwise swap or be killed long after it started.
+  void require_worker_memory(uint64_t bytes_per_worker, const std::string& what);
 
  private:
   Task<void> handle(std::unique_ptr<Comm> comm);

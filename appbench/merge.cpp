@@ -26,23 +26,28 @@ merge::Params params_of(const std::vector<uint64_t>& a) {
   return p;
 }
 
-Task<Value> make_build(TaskContext&, const std::vector<const Value*>&, std::span<const std::byte> args) {
+Task<Value> make_build(TaskContext&, const std::vector<const Value*>&,
+                       std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   co_return merge::generate_build(params_of(a), a.at(3));
 }
-Task<Value> make_other(TaskContext&, const std::vector<const Value*>&, std::span<const std::byte> args) {
+Task<Value> make_other(TaskContext&, const std::vector<const Value*>&,
+                       std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   co_return merge::generate_other(params_of(a), a.at(3));
 }
-Task<Value> split(TaskContext&, const std::vector<const Value*>& deps, std::span<const std::byte> args) {
+Task<Value> split(TaskContext&, const std::vector<const Value*>& deps,
+                  std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   co_return merge::split(*deps.at(0), static_cast<uint32_t>(a.at(0)));
 }
 // Dask's getitem on a split: partition q of a split table, a view sharing its memory.
-Task<Value> piece(TaskContext&, const std::vector<const Value*>& deps, std::span<const std::byte> args) {
+Task<Value> piece(TaskContext&, const std::vector<const Value*>& deps,
+                  std::span<const std::byte> args) {
   auto q = unpack_u64(args).at(0);
   const Value& s = *deps.at(0);
-  if (2 * q + 1 >= s.parts.size()) throw std::runtime_error("merge.piece: no partition " + std::to_string(q));
+  if (2 * q + 1 >= s.parts.size())
+    throw std::runtime_error("merge.piece: no partition " + std::to_string(q));
   Value v;
   v.owner = s.owner;
   v.parts = {s.parts[2 * q], s.parts[2 * q + 1]};
@@ -62,7 +67,9 @@ Task<Value> count(TaskContext&, const std::vector<const Value*>& deps, std::span
   co_return v;
 }
 
-std::string key(const std::string& prefix, uint64_t i) { return prefix + "-" + std::to_string(i); }
+std::string key(const std::string& prefix, uint64_t i) {
+  return prefix + "-" + std::to_string(i);
+}
 std::string key(const std::string& prefix, uint64_t i, uint64_t j) {
   return key(prefix, i) + "-" + std::to_string(j);
 }
@@ -78,17 +85,21 @@ int main(int argc, char** argv) {
       "backends; weak scaling: --chunk-size rows of each table per worker.\n"
       "Run with: mpirun -np 3 merge --backend tcp   (2 workers, compact layout)",
       [&](CLI::App& app, AppOptions& o) {
-        app.add_option("--chunk-size", rows, "Rows per worker in each table (default 1000000; "
-                                             "--preset paper: 100000000)");
+        app.add_option("--chunk-size", rows,
+                       "Rows per worker in each table (default 1000000; "
+                       "--preset paper: 100000000)")
+            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
         app.add_option("--frac-match", frac, "Fraction of the other table's keys that match")
             ->capture_default_str();
-        app.add_option("--preset", o.preset, "default (1e6 rows per worker) | paper (1e8, the "
-                                             "paper's Fig. 8)")
+        app.add_option("--preset", o.preset,
+                       "default (1e6 rows per worker) | paper (1e8, the "
+                       "paper's Fig. 8)")
             ->capture_default_str();
       },
       [&](AppOptions& o) {
         if (o.preset != "default" && o.preset != "paper")
-          throw std::invalid_argument("unknown --preset '" + o.preset + "' (known: default, paper)");
+          throw std::invalid_argument("unknown --preset '" + o.preset +
+                                      "' (known: default, paper)");
         if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;
         if (!(frac > 0 && frac <= 1)) throw std::invalid_argument("--frac-match must be in (0, 1]");
       });
@@ -100,8 +111,13 @@ int main(int argc, char** argv) {
   s.functions().add("merge.count", count);
   merge::Params p{rows, static_cast<uint64_t>(s.topology().workers()), frac};
   if (p.chunks > 0 && rows < p.chunks) {
-    s.boot().fail_all("--chunk-size (" + std::to_string(rows) + ") must be at least the number of workers");
+    s.boot().fail_all("--chunk-size (" + std::to_string(rows) +
+                      ") must be at least the number of workers");
   }
+  // Per row a worker holds both tables (2 x 16 B), their split copies and the pieces it
+  // receives (2 x 32 B more), and its share of the joined rows: about 128 B in all.
+  s.require_worker_memory(rows > (~0ull >> 7) ? ~0ull : rows * 128,
+                          "--chunk-size " + std::to_string(rows));
   s.size_value = rows;
   s.rows_throughput = true;
   s.settings = {{"chunk_size_rows", static_cast<long long>(rows)},
@@ -116,9 +132,15 @@ int main(int argc, char** argv) {
     std::memcpy(&frac_bits, &p.frac_match, sizeof frac_bits);
     std::vector<TaskSpec> gen;
     for (uint64_t w = 0; w < n; ++w) {
-      gen.push_back({key("build", w), "merge.build", {}, pack_u64({rows, n, frac_bits, w}),
+      gen.push_back({key("build", w),
+                     "merge.build",
+                     {},
+                     pack_u64({rows, n, frac_bits, w}),
                      static_cast<int32_t>(w)});
-      gen.push_back({key("other", w), "merge.other", {}, pack_u64({rows, n, frac_bits, w}),
+      gen.push_back({key("other", w),
+                     "merge.other",
+                     {},
+                     pack_u64({rows, n, frac_bits, w}),
                      static_cast<int32_t>(w)});
     }
     co_await client.compute(std::move(gen));
@@ -134,7 +156,8 @@ int main(int argc, char** argv) {
           std::string sk = key(t + "-split-" + table, w);
           graph.push_back({sk, "merge.split", {key(table, w)}, pack_u64({n}), -1});
           for (uint64_t q = 0; q < n; ++q)
-            graph.push_back({key(t + "-piece-" + table, w, q), "merge.piece", {sk}, pack_u64({q}), -1});
+            graph.push_back(
+                {key(t + "-piece-" + table, w, q), "merge.piece", {sk}, pack_u64({q}), -1});
         }
       for (uint64_t q = 0; q < n; ++q) {
         std::vector<std::string> deps;

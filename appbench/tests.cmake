@@ -65,3 +65,30 @@ add_test(NAME appbench.bad_option
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
 set_tests_properties(appbench.too_few_ranks appbench.bad_option
                      PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 60)
+
+# Bad input, one case per line: NAME RANKS APP REGEX ARGS... Each must exit non-zero with
+# one line that matches, before anything is allocated or timed (no hang, no partial CSV).
+function(_appbench_bad name np app regex)
+  add_test(NAME appbench.bad_${name}
+           COMMAND ${CMAKE_COMMAND}
+                   "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};${np};$<TARGET_FILE:${app}>;${ARGN}"
+                   "-DREGEX=${regex}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
+  set_tests_properties(appbench.bad_${name} PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 60)
+endfunction()
+_appbench_bad(size_zero 3 transpose_sum "--size: Value 0 not in range" -n 0)
+_appbench_bad(chunk_zero 3 transpose_sum "--chunk: Value 0 not in range" -c 0)
+_appbench_bad(chunk_above_size 3 transpose_sum "--chunk \\(200\\) exceeds --size \\(100\\)" -n 100 -c 200)
+_appbench_bad(size_too_large 3 transpose_sum "--size above 1048576" -n 2000000)
+_appbench_bad(size_beyond_memory 3 transpose_sum "--size 1000000 needs about [0-9]+ MiB per worker; this host has" -n 1000000 -c 1000)
+_appbench_bad(unknown_preset 3 transpose_sum "unknown --preset 'huge'" --preset huge)
+_appbench_bad(unknown_layout 3 transpose_sum "unknown --layout 'ring'" --layout ring)
+_appbench_bad(unknown_backend 3 transpose_sum "unknown comm scheme 'pigeon'" --backend pigeon)
+_appbench_bad(runs_zero 3 transpose_sum "--runs must be >= 1" --runs 0)
+_appbench_bad(csv_unwritable 3 transpose_sum "cannot write /no-such-dir/x.csv" -n 64 -c 32 --runs 1 --csv /no-such-dir/x.csv)
+_appbench_bad(kill_spec 3 transpose_sum "--test-kill-worker expects WORKER:TASK" --test-kill-worker x)
+_appbench_bad(merge_rows_zero 3 merge "--chunk-size: Value 0 not in range" --chunk-size 0)
+_appbench_bad(merge_rows_beyond_memory 3 merge "--chunk-size 100000000000 needs about [0-9]+ MiB per worker" --chunk-size 100000000000)
+_appbench_bad(merge_rows_below_workers 3 merge "must be at least the number of workers" --chunk-size 1)
+_appbench_bad(merge_frac_not_number 3 merge "Could not convert: --frac-match = abc" --frac-match abc)
+_appbench_bad(merge_interface 3 merge "no IPv4 interface named 'nonexistent0'" --interface nonexistent0)

@@ -4,6 +4,7 @@
 // the worker computing y(i, j) pulls the partner x(j, i) from its peer. Timed: submit
 // the y graph until every block is in memory. Then, untimed, each block's checksum is
 // reduced to the client and compared with the value computed from the generator.
+#include <algorithm>
 #include <cstring>
 
 #include "app_session.hpp"
@@ -19,9 +20,12 @@ namespace {
 
 constexpr uint64_t kStripe = 64;  // rows per step of a kernel between slice checks
 
-Grid grid_of(const std::vector<uint64_t>& a) { return Grid{a.at(0), a.at(1)}; }
+Grid grid_of(const std::vector<uint64_t>& a) {
+  return Grid{a.at(0), a.at(1)};
+}
 
-Task<Value> make_x(TaskContext& ctx, const std::vector<const Value*>&, std::span<const std::byte> args) {
+Task<Value> make_x(TaskContext& ctx, const std::vector<const Value*>&,
+                   std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   Grid g = grid_of(a);
   uint64_t bi = a.at(2), bj = a.at(3), rows = g.extent(bi), cols = g.extent(bj);
@@ -59,7 +63,8 @@ Task<Value> checksum(TaskContext&, const std::vector<const Value*>& deps,
                      std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   Grid g = grid_of(a);
-  uint64_t sum = transpose::checksum_block(deps.at(0)->part<const double>(0).data(), g, a.at(2), a.at(3));
+  uint64_t sum =
+      transpose::checksum_block(deps.at(0)->part<const double>(0).data(), g, a.at(2), a.at(3));
   Value v = make_value({sizeof sum});
   std::memcpy(v.parts[0].data, &sum, sizeof sum);
   co_return v;
@@ -79,21 +84,27 @@ int main(int argc, char** argv) {
       "Roles by rank (--layout), all traffic over --backend; one CSV row per --runs.\n"
       "Run with: mpirun -np 3 transpose_sum --backend tcp   (2 workers, compact layout)",
       [&](CLI::App& app, AppOptions& o) {
-        app.add_option("-n,--size", n, "Matrix order N (default 8192; --preset paper: 16384)");
-        app.add_option("-c,--chunk", c, "Block order C; N need not be a multiple (default 2048; "
-                                        "paper: 4096)");
-        app.add_option("--preset", o.preset, "default (8192 / 2048, for a 2-core 24 GiB machine) | "
-                                             "paper (16384 / 4096, the paper's Fig. 7)")
+        app.add_option("-n,--size", n, "Matrix order N (default 8192; --preset paper: 16384)")
+            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+        app.add_option("-c,--chunk", c,
+                       "Block order C; N need not be a multiple (default 2048; "
+                       "paper: 4096)")
+            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+        app.add_option("--preset", o.preset,
+                       "default (8192 / 2048, for a 2-core 24 GiB machine) | "
+                       "paper (16384 / 4096, the paper's Fig. 7)")
             ->capture_default_str();
       },
       [&](AppOptions& o) {
         if (o.preset != "default" && o.preset != "paper")
-          throw std::invalid_argument("unknown --preset '" + o.preset + "' (known: default, paper)");
+          throw std::invalid_argument("unknown --preset '" + o.preset +
+                                      "' (known: default, paper)");
         bool paper = o.preset == "paper";
         if (n == 0) n = paper ? 16384 : 8192;
         if (c == 0) c = paper ? 4096 : 2048;
-        if (c > n) throw std::invalid_argument("--chunk (" + std::to_string(c) + ") exceeds --size (" +
-                                               std::to_string(n) + ")");
+        if (c > n)
+          throw std::invalid_argument("--chunk (" + std::to_string(c) + ") exceeds --size (" +
+                                      std::to_string(n) + ")");
         if (n > (1ull << 20)) throw std::invalid_argument("--size above 1048576 is not supported");
       });
   s.functions().add("transpose.make_x", make_x);
@@ -101,6 +112,10 @@ int main(int argc, char** argv) {
   s.functions().add("transpose.checksum", checksum);
   Grid g{n, c};
   uint64_t nb = g.blocks();
+  // A worker holds its share of x and of y and the partner blocks it fetches: 3 n^2 / W.
+  s.require_worker_memory(
+      3 * n * n * 8 / static_cast<uint64_t>(std::max(1, s.topology().workers())),
+      "--size " + std::to_string(n));
   s.size_value = n;
   s.settings = {{"n", static_cast<long long>(n)}, {"chunk", static_cast<long long>(c)}};
   s.description_line = "x: " + std::to_string(n) + " x " + std::to_string(n) + " float64 (" +
@@ -113,7 +128,10 @@ int main(int argc, char** argv) {
     std::vector<TaskSpec> xs;
     for (uint64_t i = 0; i < nb; ++i)
       for (uint64_t j = 0; j < nb; ++j)
-        xs.push_back({key("x", i, j), "transpose.make_x", {}, args(i, j),
+        xs.push_back({key("x", i, j),
+                      "transpose.make_x",
+                      {},
+                      args(i, j),
                       static_cast<int32_t>((i * nb + j) % static_cast<uint64_t>(W))});
     co_await client.compute(std::move(xs));
     uint64_t t0 = EventLoop::now_ns();
@@ -144,13 +162,17 @@ int main(int argc, char** argv) {
       std::vector<TaskSpec> sums;
       for (uint64_t i = 0; i < nb; ++i)
         for (uint64_t j = 0; j < nb; ++j)
-          sums.push_back({key(ctag.c_str(), i, j), "transpose.checksum", {key(tag.c_str(), i, j)},
-                          args(i, j), -1});
+          sums.push_back({key(ctag.c_str(), i, j),
+                          "transpose.checksum",
+                          {key(tag.c_str(), i, j)},
+                          args(i, j),
+                          -1});
       auto sum_keys = co_await client.compute(std::move(sums));
       auto values = co_await client.gather(sum_keys);
       for (uint64_t b = 0; b < nb * nb; ++b) {
         uint64_t got = 0;
-        if (values[b].nbytes() == sizeof got) std::memcpy(&got, values[b].parts[0].data, sizeof got);
+        if (values[b].nbytes() == sizeof got)
+          std::memcpy(&got, values[b].parts[0].data, sizeof got);
         if (values[b].nbytes() != sizeof got || got != expected[b]) ++rec.wrong;
       }
       std::vector<std::string> drop;

@@ -2,10 +2,10 @@
 // MPI_COMM_WORLD. Ping-pong is blocking MPI_Send/MPI_Recv (osu_latency's method);
 // bandwidth is a window of MPI_Isend + MPI_Waitall answered by a 1-byte ack (osu_bw),
 // or, bidirectional, both ranks post a window of receives and sends at once (osu_bibw).
-// Messages above 1 GiB go as 1 GiB pieces (MPI counts are int). Without --validate all
-// receives of a window share one buffer, as in OSU; with it each message in flight gets
-// its own buffer (at most 1 GiB in all; beyond that the window is received in batches)
-// so every byte of every message is checked.
+// Messages above 1 GiB go as 1 GiB pieces (MPI counts are int). Each message in flight
+// gets its own receive buffer (at most 1 GiB in all; beyond that the window is received
+// in batches), the footprint of the coroutine backends, and --validate checks every byte
+// of every message; --recv-buffers shared receives the whole window into one buffer (OSU).
 #include <mpi.h>
 
 #include <algorithm>
@@ -22,7 +22,7 @@ namespace commbench {
 namespace {
 
 constexpr size_t kPiece = 1ull << 30;
-constexpr size_t kValidateBudget = 1ull << 30;
+constexpr size_t kSlotBudget = 1ull << 30;
 constexpr int kDataTag = 1, kAckTag = 2;
 
 size_t pieces(size_t size) { return size <= kPiece ? 1 : (size + kPiece - 1) / kPiece; }
@@ -90,9 +90,10 @@ class RawMpiDriver final : public Driver {
                    bool validate) override {
     int rank = env_.boot.rank();
     if (rank > 1) return 0;
-    size_t slots = validate ? std::min(window, std::max<size_t>(1, kValidateBudget / std::max<size_t>(size, 1)))
-                            : 1;
-    if (validate && rx_slots_.size() < slots) {
+    const bool own = validate || !env_.opts.shared_recv_buffer;
+    size_t slots = own ? std::min(window, std::max<size_t>(1, kSlotBudget / std::max<size_t>(size, 1)))
+                       : 1;
+    if (own && rx_slots_.size() < slots) {
       rx_slots_.resize(slots);
       for (auto& b : rx_slots_) b.resize(std::max<size_t>(size, 1));
     }
@@ -105,7 +106,7 @@ class RawMpiDriver final : public Driver {
       if (bidir) {
         reqs_.clear();
         post_sends(size, window);
-        wrong += receive_window(size, window, slots, seed + i, validate);
+        wrong += receive_window(size, window, slots, seed + i, own, validate);
         check(MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE),
               "waitall");
       } else if (rank == 0) {
@@ -115,7 +116,7 @@ class RawMpiDriver final : public Driver {
               "waitall");
         check(MPI_Recv(&ack, 1, MPI_CHAR, peer_, kAckTag, comm_, MPI_STATUS_IGNORE), "recv ack");
       } else {
-        wrong += receive_window(size, window, slots, seed + i, validate);
+        wrong += receive_window(size, window, slots, seed + i, own, validate);
         check(MPI_Send(&ack, 1, MPI_CHAR, peer_, kAckTag, comm_), "send ack");
       }
     }
@@ -149,15 +150,17 @@ class RawMpiDriver final : public Driver {
         reqs_.push_back(r);
       }
   }
-  // Posts the window's receives (in batches of `slots` when validating) and waits.
-  size_t receive_window(size_t size, size_t window, size_t slots, uint64_t seed, bool validate) {
+  // Posts the window's receives (in batches of `slots` into their own buffers when `own`)
+  // and waits.
+  size_t receive_window(size_t size, size_t window, size_t slots, uint64_t seed, bool own,
+                        bool validate) {
     size_t wrong = 0;
     std::vector<MPI_Request>& rr = rreqs_;
     for (size_t done = 0; done < window;) {
-      size_t batch = validate ? std::min(slots, window - done) : window - done;
+      size_t batch = own ? std::min(slots, window - done) : window - done;
       rr.clear();
       for (size_t w = 0; w < batch; ++w) {
-        std::byte* buf = validate ? rx_slots_[w].data() : recv_.data();
+        std::byte* buf = own ? rx_slots_[w].data() : recv_.data();
         for (size_t j = 0, n = pieces(size); j < n; ++j) {
           MPI_Request r;
           check(MPI_Irecv(buf + j * kPiece, piece_bytes(size, j), MPI_BYTE, peer_, kDataTag, comm_,

@@ -21,6 +21,8 @@ namespace commbench {
 
 namespace {
 
+constexpr size_t kSlotBudget = 1ull << 30;  // receive buffers of one window, at most
+
 using tcp::errno_message;
 using tcp::FdGuard;
 
@@ -134,14 +136,22 @@ class RawTcpDriver final : public Driver {
     if (rank > 1) return 0;
     if (size == 0) throw std::invalid_argument("raw-tcp cannot measure 0-byte messages (use -b 1)");
     int fd = fd_.get();
+    // Each message of a window lands in its own buffer (at most 1 GiB, then reused), the
+    // footprint of the coroutine backend; --recv-buffers shared: one buffer (OSU).
+    const bool own = !env_.opts.shared_recv_buffer;
+    size_t slots = own ? std::min(window, std::max<size_t>(1, kSlotBudget / size)) : 0;
+    if (rx_slots_.size() < slots) rx_slots_.resize(slots);
+    for (auto& b : rx_slots_)
+      if (b.size() < size) b.resize(size);
     size_t wrong = 0;
     char ack = 1;
     for (size_t i = 0; i < iters; ++i) {
       if (validate) fill_pattern(send_.data(), size, seed + i);
       auto receive = [&] {
         for (size_t j = 0; j < window; ++j) {
-          recv_all(fd, recv_.data(), size);
-          if (validate) wrong += check_pattern(recv_.data(), size, seed + i);
+          std::byte* buf = own ? rx_slots_[j % slots].data() : recv_.data();
+          recv_all(fd, buf, size);
+          if (validate) wrong += check_pattern(buf, size, seed + i);
         }
       };
       auto send = [&] {
@@ -168,6 +178,7 @@ class RawTcpDriver final : public Driver {
   DriverEnv& env_;
   FdGuard fd_;
   std::vector<std::byte> send_, recv_;
+  std::vector<std::vector<std::byte>> rx_slots_;
 };
 
 }  // namespace

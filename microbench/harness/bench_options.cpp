@@ -60,6 +60,12 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
         ->capture_default_str();
     app.add_flag("--bidirectional", o.bidirectional,
                  "Both ranks send windows at once (osu_bibw's method)");
+    app.add_option("--recv-buffers", o.recv_buffers,
+                   "Receive buffers of the raw baselines: per-message (each message of a "
+                   "window in its own buffer, the footprint every coroutine backend has, so "
+                   "the ratio shows the layer's cost) | shared (OSU: one buffer for the whole "
+                   "window, which stays in cache)")
+        ->capture_default_str();
   }
   app.add_flag("--validate", o.validate,
                "Fill every message with a pattern and check every received byte; the "
@@ -165,6 +171,10 @@ void resolve_bench_options(BenchOptions& o) {
     throw std::invalid_argument("--reps (" + std::to_string(o.reps) +
                                 ") exceeds --iters-large (" + std::to_string(o.iters_large) + ")");
   if (o.window == 0) throw std::invalid_argument("--window must be >= 1");
+  if (o.recv_buffers != "per-message" && o.recv_buffers != "shared")
+    throw std::invalid_argument("--recv-buffers must be per-message or shared (got '" +
+                                o.recv_buffers + "')");
+  o.shared_recv_buffer = o.recv_buffers == "shared";
   if (o.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
   if (o.run_timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
   if (o.idle_spin_us < 0) throw std::invalid_argument("--idle-spin must be >= 0");

@@ -33,6 +33,10 @@ struct BenchOptions {
   size_t reps = 0;
   size_t window = 64;
   bool bidirectional = false;
+  // Raw baselines' receive buffers in a bandwidth window: per-message (each message in
+  // flight has its own buffer, as every coroutine read owns its message) | shared (OSU:
+  // the whole window lands in one buffer that stays in cache).
+  std::string recv_buffers = "per-message";
   bool validate = false;
   std::string csv;
   std::string interface;
@@ -54,6 +58,7 @@ struct BenchOptions {
   size_t large_bytes = 0;
   size_t delay_ns = 0;
   size_t gpu_chunk_bytes = 0;
+  bool shared_recv_buffer = false;
   BackendOptions backend_options;
 };
 

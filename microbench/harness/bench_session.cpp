@@ -191,6 +191,7 @@ int BenchSession::finish() {
       .add("reps", static_cast<long long>(opts_.reps))
       .add("window", static_cast<long long>(opts_.window))
       .add("validate", static_cast<long long>(opts_.validate))
+      .add("recv_buffers", opts_.recv_buffers)
       .add("gpu_path_requested", opts_.gpu_path)
       .add("gpu_chunk_bytes", static_cast<long long>(opts_.gpu_chunk_bytes))
       .add("listen_host", env_->host)

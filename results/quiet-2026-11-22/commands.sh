@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The issue-target measurements of session 2, taken on an otherwise idle 2-core VM
+# (load average < 1 before each). Each command interleaves the coroutine backend with its
+# raw baseline (--reps alternate), so each ratio comes from one invocation.
+# Rerun: results/quiet-2026-11-22/commands.sh  (from the repository root, after scripts/test
+# or cmake --build --preset openmpi)
+set -euo pipefail
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+out=$(dirname "$0")
+bin=build/openmpi
+mpirun="mpirun.openmpi --oversubscribe"
+step=${1:-all}
+run() { [ "$step" = all ] || [ "$step" = "$1" ] || return 0; shift; echo "+ $*"; timeout 900 "$@"; }
+run tcp-lat $mpirun -np 2 $bin/microbench/pingpong --backend tcp,raw-tcp -b 1 -e 4K --reps 5 --csv $out/pingpong-tcp.csv
+run tcp-bw $mpirun -np 2 $bin/microbench/bandwidth --backend tcp,raw-tcp -b 4M -e 64M -f 4 --iters 10 --iters-large 10 --reps 5 --csv $out/bandwidth-tcp.csv
+run mpi-lat $mpirun -np 2 $bin/microbench/pingpong --backend mpi:cooperative,mpi:batched,raw-mpi -b 1 -e 4K --reps 5 --csv $out/pingpong-mpi.csv
+run mpi-bw $mpirun -np 2 $bin/microbench/bandwidth --backend mpi:cooperative,mpi:batched,raw-mpi -b 1M -e 64M -f 4 --iters 20 --iters-large 10 --reps 5 --csv $out/bandwidth-mpi.csv
+# The same with OSU's single shared receive buffer in the raw baseline (for comparison).
+run mpi-bw-shared $mpirun -np 2 $bin/microbench/bandwidth --backend mpi:cooperative,mpi:batched,raw-mpi --recv-buffers shared -b 1M -e 64M -f 4 --iters 20 --iters-large 10 --reps 5 --csv $out/bandwidth-mpi-shared.csv
+run ucx-lat $mpirun -np 2 $bin/microbench/pingpong --backend ucx:polling,ucx:cooperative,ucx:event,raw-ucx -b 1 -e 4K --reps 5 --csv $out/pingpong-ucx.csv
+run ucx-bw $mpirun -np 2 $bin/microbench/bandwidth --backend ucx:polling,ucx:cooperative,raw-ucx -b 1M -e 64M -f 4 --iters 20 --iters-large 10 --reps 5 --csv $out/bandwidth-ucx.csv
+# Application benchmarks (issue 5): 2 workers, compact layout, defaults (transpose-sum
+# 8192^2 in 2048^2 chunks; merge 1,000,000 rows per worker), every backend and policy.
+apps="tcp mpi:cooperative mpi:batched ucx:polling ucx:cooperative ucx:event"
+for b in $apps; do
+  tag=${b/:/-}
+  run app-transpose $mpirun -np 3 $bin/appbench/transpose_sum --backend $b --runs 5 --csv $out/transpose-$tag.csv
+  run app-merge $mpirun -np 3 $bin/appbench/merge --backend $b --runs 5 --csv $out/merge-$tag.csv
+done
