@@ -306,6 +306,14 @@ Task<void> UcxComm::close() {
     if (!*e) continue;
     Worker& owner = e == &ep_->data ? *worker_ : *control_;
     ucp_request_param_t p{};
+    if (e == &ep_->ep) {
+      // The connection endpoint runs with peer error handling: UCX destroys such an
+      // endpoint (and its socket) only when the connection breaks, so a flush close left
+      // one ESTAB socket and its state behind per connection. FORCE tears it down now;
+      // the peer's error handler sees the reset and closes its side.
+      p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    }
     void* r = ucp_ep_close_nbx(*e, &p);
     *e = nullptr;
     if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;

@@ -1,8 +1,10 @@
 #include "harness/bootstrap.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 namespace commbench {
 
@@ -74,6 +76,10 @@ void Bootstrap::fail_all(const std::string& message, int code) {
 void Bootstrap::fail_here(const std::string& message, int code) const {
   std::fprintf(stderr, "%s: error (rank %d): %s\n", program_.c_str(), rank_, message.c_str());
   std::fflush(stderr);
+  // MPICH's launcher tears the job down the moment MPI_Abort reaches it and drops output
+  // it has not yet forwarded: about 1 run in 6 lost this very line (appbench worker_dies).
+  // A moment's grace lets the launcher read it first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);
 }

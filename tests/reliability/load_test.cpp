@@ -42,47 +42,51 @@ class LoadSuite : public LoopFixture {
   size_t live_ = 0, peak_ = 0, clean_ends_ = 0;
 };
 
-// Known open defect, kept visible rather than silently dropped: with Debian's UCX 1.13.1
-// the TCP sockets behind closed control endpoints stay open when both ends live on one
-// worker (every endpoint is closed and every close request completes; `ss` shows the
-// sockets ESTAB on the control worker's transport port). UCX therefore runs out of
-// descriptors long before 1,000 connections or 10,000 cycles. tests/README.md tracks it.
-#define SKIP_KNOWN_UCX_DESCRIPTOR_LEAK()                                                  \
-  if (GetParam().scheme == "ucx")                                                          \
-  GTEST_SKIP() << "known defect: UCX 1.13 keeps closed control endpoints' TCP sockets open"
+// Known open defect, kept visible rather than silently dropped: with Debian's UCX 1.13.1,
+// 1,000 simultaneous connection requests to one listener in one process make UCX close
+// socket descriptors twice ("sock.c:63 failed to close fd N: Bad file descriptor") and
+// then abort on a corrupted heap inside ucp_worker_progress. tests/README.md tracks it.
+// (The descriptor leak per connect/close cycle that used to be listed here is fixed: the
+// connection endpoint is now force-closed; the cycle test below runs on ucx.)
+#define SKIP_KNOWN_UCX_MASS_CONNECT_CRASH()                                       \
+  if (GetParam().scheme == "ucx")                                                 \
+  GTEST_SKIP() << "known defect: UCX 1.13 double-closes descriptors under 1,000 " \
+                  "simultaneous connection requests"
 
 TEST_P(LoadSuite, ThousandConcurrentConnections) {
-  SKIP_KNOWN_UCX_DESCRIPTOR_LEAK();
+  SKIP_KNOWN_UCX_MASS_CONNECT_CRASH();
   constexpr size_t kConns = 1000;
   // Both ends live in this process: two descriptors per TCP connection, plus slack.
   size_t limit = raise_fd_limit(16 * kConns + 256);  // UCX: several per connection
   ASSERT_GE(limit, 2 * kConns + 64) << "RLIMIT_NOFILE hard limit too low for this test";
   size_t wrong = 0, held = 0, fds_idle = open_fds(), fds_held = 0;
-  run([&](CancelToken t) -> Task<void> {
-    std::string addr = co_await listen(*backend_, echo());
-    std::vector<std::unique_ptr<Comm>> comms(kConns);
-    // All connects in flight at once: the listener's accept path and backlog take it.
-    auto open_one = [&](size_t i) -> Task<void> { comms[i] = co_await connect(addr); };
-    std::vector<Task<void>> opens;
-    for (size_t i = 0; i < kConns; ++i) opens.push_back(open_one(i));
-    co_await when_all(std::move(opens));
-    while (live_ < kConns) co_await loop_.sleep_for(1ms, t);
-    held = live_;
-    fds_held = open_fds();
-    // Every connection carries its own message while all are open.
-    auto ping = [&](size_t i) -> Task<void> {
-      PatternMessage out(i, {i % 512 + 1});
-      Message in;
-      co_await comms[i]->write(out.msg);
-      co_await comms[i]->read(in);
-      wrong += wrong_bytes(in, i, {i % 512 + 1});
-    };
-    std::vector<Task<void>> pings;
-    for (size_t i = 0; i < kConns; ++i) pings.push_back(ping(i));
-    co_await when_all(std::move(pings));
-    for (auto& c : comms) co_await c->close();
-    while (live_ > 0) co_await loop_.sleep_for(1ms, t);
-  }, 120s);
+  run(
+      [&](CancelToken t) -> Task<void> {
+        std::string addr = co_await listen(*backend_, echo());
+        std::vector<std::unique_ptr<Comm>> comms(kConns);
+        // All connects in flight at once: the listener's accept path and backlog take it.
+        auto open_one = [&](size_t i) -> Task<void> { comms[i] = co_await connect(addr); };
+        std::vector<Task<void>> opens;
+        for (size_t i = 0; i < kConns; ++i) opens.push_back(open_one(i));
+        co_await when_all(std::move(opens));
+        while (live_ < kConns) co_await loop_.sleep_for(1ms, t);
+        held = live_;
+        fds_held = open_fds();
+        // Every connection carries its own message while all are open.
+        auto ping = [&](size_t i) -> Task<void> {
+          PatternMessage out(i, {i % 512 + 1});
+          Message in;
+          co_await comms[i]->write(out.msg);
+          co_await comms[i]->read(in);
+          wrong += wrong_bytes(in, i, {i % 512 + 1});
+        };
+        std::vector<Task<void>> pings;
+        for (size_t i = 0; i < kConns; ++i) pings.push_back(ping(i));
+        co_await when_all(std::move(pings));
+        for (auto& c : comms) co_await c->close();
+        while (live_ > 0) co_await loop_.sleep_for(1ms, t);
+      },
+      120s);
   EXPECT_EQ(held, kConns);
   EXPECT_EQ(wrong, 0u);
   EXPECT_EQ(clean_ends_, kConns);
@@ -93,29 +97,34 @@ TEST_P(LoadSuite, ThousandConcurrentConnections) {
 }
 
 TEST_P(LoadSuite, TenThousandConnectCloseCyclesLeakNothing) {
-  SKIP_KNOWN_UCX_DESCRIPTOR_LEAK();
-  constexpr size_t kCycles = 10000, kWarmup = 20;
+  // A ucx cycle costs ~11 ms here (two endpoints, a listener handshake, flush + force
+  // close): 10,000 would take ~2 minutes per preset, so CI runs 1,000 on ucx. The full
+  // 10,000 on ucx was run by hand: fds 42 -> 42 (tests/README.md).
+  const size_t kCycles = GetParam().scheme == "ucx" ? 1000 : 10000;
+  constexpr size_t kWarmup = 20;
   size_t fds_before = 0, tasks_before = 0, wrong = 0;
   auto t0 = std::chrono::steady_clock::now();
-  run([&](CancelToken t) -> Task<void> {
-    std::string addr = co_await listen(*backend_, echo());
-    auto cycle = [&](size_t i) -> Task<void> {
-      auto comm = co_await connect(addr);
-      PatternMessage out(i, {i % 64 + 1});
-      Message in;
-      co_await comm->write(out.msg);
-      co_await comm->read(in);
-      wrong += wrong_bytes(in, i, {i % 64 + 1});
-      co_await comm->close();
-    };
-    // Lazily created state (workers, endpoints caches, epoll slots) settles first.
-    for (size_t i = 0; i < kWarmup; ++i) co_await cycle(i);
-    while (live_ > 0) co_await loop_.sleep_for(1ms, t);
-    fds_before = open_fds();
-    tasks_before = loop_.live_detached();
-    for (size_t i = 0; i < kCycles; ++i) co_await cycle(i);
-    while (live_ > 0) co_await loop_.sleep_for(1ms, t);
-  }, 240s);
+  run(
+      [&](CancelToken t) -> Task<void> {
+        std::string addr = co_await listen(*backend_, echo());
+        auto cycle = [&](size_t i) -> Task<void> {
+          auto comm = co_await connect(addr);
+          PatternMessage out(i, {i % 64 + 1});
+          Message in;
+          co_await comm->write(out.msg);
+          co_await comm->read(in);
+          wrong += wrong_bytes(in, i, {i % 64 + 1});
+          co_await comm->close();
+        };
+        // Lazily created state (workers, endpoints caches, epoll slots) settles first.
+        for (size_t i = 0; i < kWarmup; ++i) co_await cycle(i);
+        while (live_ > 0) co_await loop_.sleep_for(1ms, t);
+        fds_before = open_fds();
+        tasks_before = loop_.live_detached();
+        for (size_t i = 0; i < kCycles; ++i) co_await cycle(i);
+        while (live_ > 0) co_await loop_.sleep_for(1ms, t);
+      },
+      240s);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(wrong, 0u);
   EXPECT_EQ(clean_ends_, kCycles + kWarmup);
@@ -130,44 +139,47 @@ TEST_P(LoadSuite, TenThousandConnectCloseCyclesLeakNothing) {
 // all writes and reads posted at once; every message arrives whole and in order.
 TEST_P(LoadSuite, ConcurrentReadsAndWritesBothWaysKeepOrder) {
   constexpr size_t kMessages = 500;
-  auto shape = [](size_t i) {
-    return std::vector<size_t>{i % 7, (i * 7919) % (256 * 1024), 1};
-  };
+  auto shape = [](size_t i) { return std::vector<size_t>{i % 7, (i * 7919) % (256 * 1024), 1}; };
   size_t wrong_server = 0, wrong_client = 0;
-  run([&](CancelToken t) -> Task<void> {
-    bool server_done = false;
-    std::string addr = co_await listen(*backend_, [&](std::unique_ptr<Comm> comm) -> Task<void> {
-      std::vector<PatternMessage> outs;
-      for (size_t i = 0; i < kMessages; ++i) outs.emplace_back(100000 + i, shape(i));
-      std::vector<Message> ins(kMessages);
-      std::vector<Task<void>> ops;
-      for (size_t i = 0; i < kMessages; ++i) {
-        ops.push_back(comm->read(ins[i]));
-        ops.push_back(comm->write(outs[i].msg));
-      }
-      co_await when_all(std::move(ops));
-      for (size_t i = 0; i < kMessages; ++i) wrong_server += wrong_bytes(ins[i], i, shape(i));
-      server_done = true;
-      Message bye;
-      try {
-        co_await comm->read(bye);  // until the client closes
-      } catch (const CommClosedError&) {
-      }
-    });
-    auto comm = co_await connect(addr);
-    std::vector<PatternMessage> outs;
-    for (size_t i = 0; i < kMessages; ++i) outs.emplace_back(i, shape(i));
-    std::vector<Message> ins(kMessages);
-    std::vector<Task<void>> ops;
-    for (size_t i = 0; i < kMessages; ++i) {
-      ops.push_back(comm->write(outs[i].msg));
-      ops.push_back(comm->read(ins[i]));
-    }
-    co_await when_all(std::move(ops));
-    for (size_t i = 0; i < kMessages; ++i) wrong_client += wrong_bytes(ins[i], 100000 + i, shape(i));
-    while (!server_done) co_await loop_.sleep_for(1ms, t);
-    co_await comm->close();
-  }, 60s);
+  run(
+      [&](CancelToken t) -> Task<void> {
+        bool server_done = false;
+        std::string addr =
+            co_await listen(*backend_, [&](std::unique_ptr<Comm> comm) -> Task<void> {
+              std::vector<PatternMessage> outs;
+              for (size_t i = 0; i < kMessages; ++i) outs.emplace_back(100000 + i, shape(i));
+              std::vector<Message> ins(kMessages);
+              std::vector<Task<void>> ops;
+              for (size_t i = 0; i < kMessages; ++i) {
+                ops.push_back(comm->read(ins[i]));
+                ops.push_back(comm->write(outs[i].msg));
+              }
+              co_await when_all(std::move(ops));
+              for (size_t i = 0; i < kMessages; ++i)
+                wrong_server += wrong_bytes(ins[i], i, shape(i));
+              server_done = true;
+              Message bye;
+              try {
+                co_await comm->read(bye);  // until the client closes
+              } catch (const CommClosedError&) {
+              }
+            });
+        auto comm = co_await connect(addr);
+        std::vector<PatternMessage> outs;
+        for (size_t i = 0; i < kMessages; ++i) outs.emplace_back(i, shape(i));
+        std::vector<Message> ins(kMessages);
+        std::vector<Task<void>> ops;
+        for (size_t i = 0; i < kMessages; ++i) {
+          ops.push_back(comm->write(outs[i].msg));
+          ops.push_back(comm->read(ins[i]));
+        }
+        co_await when_all(std::move(ops));
+        for (size_t i = 0; i < kMessages; ++i)
+          wrong_client += wrong_bytes(ins[i], 100000 + i, shape(i));
+        while (!server_done) co_await loop_.sleep_for(1ms, t);
+        co_await comm->close();
+      },
+      60s);
   EXPECT_EQ(wrong_server, 0u);
   EXPECT_EQ(wrong_client, 0u);
   EXPECT_TRUE(handler_errors_.empty()) << handler_errors_.front();
