@@ -210,7 +210,19 @@ bool EventLoop::poll_epoll(int64_t timeout_ns) {
     ts.tv_nsec = timeout_ns % 1'000'000'000;
     tsp = &ts;
   }
-  int n = epoll_pwait2(epoll_fd_, events, 64, tsp, nullptr);
+  // epoll_pwait2 (Linux 5.11) takes nanoseconds, which the short naps of MPI polling
+  // need. Older kernels, and valgrind (3.19 does not know the call), answer ENOSYS: from
+  // then on epoll_wait with the timeout rounded up to whole milliseconds.
+  static bool have_pwait2 = true;
+  int n = -1;
+  if (have_pwait2) {
+    n = epoll_pwait2(epoll_fd_, events, 64, tsp, nullptr);
+    if (n < 0 && errno == ENOSYS) have_pwait2 = false;
+  }
+  if (!have_pwait2) {
+    int ms = timeout_ns < 0 ? -1 : static_cast<int>((timeout_ns + 999'999) / 1'000'000);
+    n = epoll_wait(epoll_fd_, events, 64, ms);
+  }
   if (n < 0) {
     if (errno == EINTR) return false;
     throw std::runtime_error(std::string("epoll_pwait2: ") + strerror(errno));

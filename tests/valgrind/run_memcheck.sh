@@ -10,13 +10,21 @@ backends=${*:-tcp ucx mpi}
 here=$(cd "$(dirname "$0")" && pwd)
 flavor=$(grep -E '^COMMBENCH_MPI_FLAVOR' "$build/CMakeCache.txt" | cut -d= -f2)
 if [ "$flavor" = mpich ]; then launcher=(mpirun.mpich -np 2); else
-  launcher=(mpirun.openmpi -np 2 --oversubscribe); export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+  launcher=(mpirun.openmpi -np 2 --oversubscribe); export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  # Keep Open MPI's plugins loaded at MPI_Finalize, so what they allocated is named by
+  # their file (mca_*.so) in the reports and the suppressions can say whose it is.
+  export OMPI_MCA_mca_base_component_disable_dlclose=1
+fi
 supp=()
+shopt -s nullglob
 for f in "$here"/*.supp; do supp+=(--suppressions="$f"); done
+# Open MPI ships its own list for its internals (Debian: openmpi-common).
+[ "$flavor" = openmpi ] && [ -f /usr/share/openmpi/openmpi-valgrind.supp ] &&
+  supp+=(--suppressions=/usr/share/openmpi/openmpi-valgrind.supp)
 logdir=$(mktemp -d)
 status=0
 for be in $backends; do
-  log="$logdir/$be.%q{OMPI_COMM_WORLD_RANK}%q{PMI_RANK}.log"
+  log="$logdir/$be.%p.log"  # one per rank (its pid)
   start=$(date +%s)
   timeout 600 "${launcher[@]}" valgrind --tool=memcheck --error-exitcode=9 --track-origins=no \
     --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
