@@ -30,9 +30,22 @@ constexpr bool kLargeCount = false;
 
 enum class WireShape { packed, per_frame };
 
+// Default inline budget: a packed message (header + inline frames) must stay under the
+// library's shared-memory eager limit. Past it the message goes by rendezvous anyway, and
+// then packing only adds two copies: a 4 KiB frame packed behind its header cost 1.20x
+// raw-mpi one-way on Open MPI, sent as its own message after a small header 1.10x; at
+// 16 KiB 1.30x vs 1.04x (results/quiet-2026-11-22/SUMMARY.md). Open MPI's vader eager
+// limit is 4 KiB, MPICH's ch4 shared-memory one 16 KiB; 128 bytes stay for the header
+// and the library's own envelope.
+#if defined(OPEN_MPI) && OPEN_MPI
+constexpr size_t kDefaultEagerBudget = 4096 - 128;
+#else
+constexpr size_t kDefaultEagerBudget = 16 * 1024 - 128;
+#endif
+
 struct WireOptions {
   WireShape shape = WireShape::packed;
-  size_t eager = 16 * 1024;  // inline budget of a packed message (frame bytes)
+  size_t eager = kDefaultEagerBudget;  // inline budget of a packed message (frame bytes)
   size_t chunk = 1ull << 30; // largest single MPI message of a frame (0 = unlimited)
   CommLimits limits;
 };

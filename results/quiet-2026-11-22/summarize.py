@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""Prints the tables of SUMMARY.md from the CSV files in this folder (medians; ratios
+within one invocation). Usage: results/quiet-2026-11-22/summarize.py"""
+import csv
+import glob
+import os
+import statistics
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(name):
+    with open(os.path.join(HERE, name)) as f:
+        return list(csv.DictReader(f))
+
+
+def table(name, metric, raw, title, unit):
+    by = {}
+    for r in load(name):
+        key = r["backend"] if r["backend"].startswith("raw") else r["backend"] + ":" + r["progress"]
+        by.setdefault(int(r["size_bytes"]), {})[key] = float(r[metric])
+    keys = [k for k in by[min(by)] if k != raw]
+    fmt = (lambda v: f"{v:.3f}") if unit == "µs" else (lambda v: f"{v:.0f}")
+    print(f"\n### {title} ({name})\n")
+    print("| size (B) | " + " | ".join(f"{k} {unit}" for k in keys) + f" | {raw} {unit} | "
+          + " | ".join(f"{k}/raw" for k in keys) + " |")
+    print("|" + "---|" * (2 * len(keys) + 2))
+    for s in sorted(by):
+        v = by[s]
+        print(f"| {s} | " + " | ".join(fmt(v[k]) for k in keys) + f" | {fmt(v[raw])} | "
+              + " | ".join(f"{v[k] / v[raw]:.2f}x" for k in keys) + " |")
+
+
+def apps():
+    print("\n### Applications: 2 workers, compact layout, median of 5 runs after 1 warm-up\n")
+    print("| backend:policy | transpose-sum 8192² / 2048² wall (s) | comm (s, sum) | "
+          "merge 1e6 rows/worker wall (s) | comm (s, sum) | all validated |")
+    print("|---|---|---|---|---|---|")
+    med = {}
+    for tag in ["tcp", "mpi-cooperative", "mpi-batched", "ucx-polling", "ucx-cooperative", "ucx-event"]:
+        t, m = load(f"transpose-{tag}.csv"), load(f"merge-{tag}.csv")
+        tw = statistics.median(float(x["wall_s"]) for x in t)
+        mw = statistics.median(float(x["wall_s"]) for x in m)
+        tc = statistics.median(float(x["comm_s"]) for x in t)
+        mc = statistics.median(float(x["comm_s"]) for x in m)
+        ok = all(x["validated"] == "1" for x in t + m)
+        med[tag] = (tw, mw)
+        print(f"| {tag.replace('-', ':')} | {tw:.3f} | {tc:.3f} | {mw:.3f} | {mc:.3f} | "
+              f"{'yes' if ok else 'NO'} |")
+    best = lambda fam, i: min(v[i] for k, v in med.items() if k.startswith(fam))
+    print(f"\nTime ratios to the best MPI policy (> 1 = MPI faster): transpose-sum ucx/mpi "
+          f"{best('ucx', 0) / best('mpi', 0):.2f}x, tcp/mpi {med['tcp'][0] / best('mpi', 0):.2f}x; "
+          f"merge ucx/mpi {best('ucx', 1) / best('mpi', 1):.2f}x, "
+          f"tcp/mpi {med['tcp'][1] / best('mpi', 1):.2f}x.")
+    for tag in ["mpi-batched", "ucx-polling"]:
+        f = f"transpose15-{tag}.csv"
+        if os.path.exists(os.path.join(HERE, f)):
+            w = sorted(float(x["wall_s"]) for x in load(f))
+            print(f"\n{f}: median {statistics.median(w):.3f} s, min {w[0]:.3f}, max {w[-1]:.3f} "
+                  f"({len(w)} runs)")
+
+
+table("pingpong-tcp.csv", "latency_us_p50", "raw-tcp", "TCP one-way latency, p50", "µs")
+table("bandwidth-tcp.csv", "bandwidth_MBps", "raw-tcp", "TCP bandwidth, median", "MB/s")
+table("pingpong-mpi.csv", "latency_us_p50", "raw-mpi", "MPI one-way latency, p50", "µs")
+table("bandwidth-mpi.csv", "bandwidth_MBps", "raw-mpi", "MPI bandwidth, per-message receive buffers", "MB/s")
+table("bandwidth-mpi-shared.csv", "bandwidth_MBps", "raw-mpi",
+      "MPI bandwidth, raw-mpi with OSU's shared receive buffer", "MB/s")
+table("pingpong-ucx.csv", "latency_us_p50", "raw-ucx", "UCX one-way latency, p50", "µs")
+table("bandwidth-ucx.csv", "bandwidth_MBps", "raw-ucx", "UCX bandwidth, per-message receive buffers", "MB/s")
+apps()
