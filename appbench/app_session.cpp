@@ -9,6 +9,7 @@
 
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
+#include "harness/host_memory.hpp"
 #include "harness/interface.hpp"
 #include "harness/json.hpp"
 #include "harness/metadata.hpp"
@@ -165,10 +166,8 @@ AppSession::~AppSession() {
 }
 
 void AppSession::require_worker_memory(uint64_t bytes_per_worker, const std::string& what) {
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return;
-  uint64_t phys = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-  if (bytes_per_worker > phys)
+  uint64_t phys = physical_memory_bytes();
+  if (phys > 0 && bytes_per_worker > phys)
     boot_->fail_all(what + " needs about " + std::to_string(bytes_per_worker >> 20) +
                     " MiB per worker; this host has " + std::to_string(phys >> 20) + " MiB");
 }

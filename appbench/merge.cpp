@@ -116,8 +116,7 @@ int main(int argc, char** argv) {
   }
   // Per row a worker holds both tables (2 x 16 B), their split copies and the pieces it
   // receives (2 x 32 B more), and its share of the joined rows: about 128 B in all.
-  s.require_worker_memory(rows > (~0ull >> 7) ? ~0ull : rows * 128,
-                          "--chunk-size " + std::to_string(rows));
+  s.require_worker_memory(rows * 128, "--chunk-size " + std::to_string(rows));  // <= 2^47
   s.size_value = rows;
   s.rows_throughput = true;
   s.settings = {{"chunk_size_rows", static_cast<long long>(rows)},

@@ -212,20 +212,20 @@ bool EventLoop::poll_epoll(int64_t timeout_ns) {
   }
   // epoll_pwait2 (Linux 5.11) takes nanoseconds, which the short naps of MPI polling
   // need. Older kernels, and valgrind (3.19 does not know the call), answer ENOSYS: from
-  // then on epoll_wait with the timeout rounded up to whole milliseconds.
-  static bool have_pwait2 = true;
+  // then on this loop uses epoll_wait with the timeout rounded up to whole milliseconds.
   int n = -1;
-  if (have_pwait2) {
+  if (have_pwait2_) {
     n = epoll_pwait2(epoll_fd_, events, 64, tsp, nullptr);
-    if (n < 0 && errno == ENOSYS) have_pwait2 = false;
+    if (n < 0 && errno == ENOSYS) have_pwait2_ = false;
   }
-  if (!have_pwait2) {
+  if (!have_pwait2_) {
     int ms = timeout_ns < 0 ? -1 : static_cast<int>((timeout_ns + 999'999) / 1'000'000);
     n = epoll_wait(epoll_fd_, events, 64, ms);
   }
   if (n < 0) {
     if (errno == EINTR) return false;
-    throw std::runtime_error(std::string("epoll_pwait2: ") + strerror(errno));
+    throw std::runtime_error(std::string(have_pwait2_ ? "epoll_pwait2: " : "epoll_wait: ") +
+                             strerror(errno));
   }
   bool woke = false;
   for (int i = 0; i < n; ++i) {

@@ -204,6 +204,7 @@ class EventLoop {
   bool check_timers_now_ = true;
   bool spinning_ = false;       // idle, within the spin budget
   bool spin_yielding_ = false;  // ... and past spin_yield_after
+  bool have_pwait2_ = true;     // false once the kernel answered ENOSYS (see poll_epoll)
   LoopStats stats_;
   std::function<void(std::exception_ptr)> error_handler_;
   size_t detached_errors_ = 0;

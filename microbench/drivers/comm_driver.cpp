@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "comm/registry.hpp"
+#include "drivers/window_buffers.hpp"
 #include "gpu/gpu_path.hpp"
 #include "gpu/staged_comm.hpp"
 #include "harness/pattern.hpp"
@@ -19,10 +20,6 @@ namespace commbench {
 namespace {
 
 using Clock = EventLoop;
-
-// Concurrent receives each need their own message storage; beyond this many bytes in
-// flight the receiver posts a window in batches (memory stays bounded at 64 MiB × 64).
-constexpr size_t kReceiveBudget = 1ull << 30;
 
 class CommDriver final : public Driver {
  public:
@@ -42,8 +39,8 @@ class CommDriver final : public Driver {
   std::string gpu_path() const override { return std::string(gpu::to_string(path_)); }
 
   void connect() override {
-    auto timeout = std::chrono::nanoseconds(
-        static_cast<long long>(env_.opts.connect_timeout_s * 1e9));
+    auto timeout =
+        std::chrono::nanoseconds(static_cast<long long>(env_.opts.connect_timeout_s * 1e9));
     std::string contact;
     if (rank() == 1) {
       listener_ = backend_->make_listener(backend_->default_listen_address(env_.host));
@@ -84,14 +81,16 @@ class CommDriver final : public Driver {
   size_t pingpong(size_t size, size_t iters, uint64_t seed, bool validate,
                   uint64_t* samples) override {
     if (rank() > 1) return 0;
-    return run_watched([&](CancelToken t) { return run_pingpong(size, iters, seed, validate, samples, t); });
+    return run_watched(
+        [&](CancelToken t) { return run_pingpong(size, iters, seed, validate, samples, t); });
   }
 
   size_t bandwidth(size_t size, size_t iters, size_t window, bool bidir, uint64_t seed,
                    bool validate) override {
     if (rank() > 1) return 0;
-    return run_watched(
-        [&](CancelToken t) { return run_bandwidth(size, iters, window, bidir, seed, validate, t); });
+    return run_watched([&](CancelToken t) {
+      return run_bandwidth(size, iters, window, bidir, seed, validate, t);
+    });
   }
 
   void close() override {
@@ -125,7 +124,8 @@ class CommDriver final : public Driver {
       stop.cancel();
     };
     auto watchdog = [&]() -> Task<void> {
-      auto step = std::chrono::nanoseconds(std::clamp<uint64_t>(timeout_ns / 4, 1'000'000, 1'000'000'000));
+      auto step =
+          std::chrono::nanoseconds(std::clamp<uint64_t>(timeout_ns / 4, 1'000'000, 1'000'000'000));
       uint64_t seen = progress_, since = Clock::now_ns();
       try {
         for (;;) {
@@ -240,8 +240,10 @@ class CommDriver final : public Driver {
 
   Task<size_t> receive_window(size_t size, size_t count, uint64_t seed, bool validate,
                               CancelToken token) {
-    size_t slots = std::min(count, std::max<size_t>(1, kReceiveBudget / std::max<size_t>(size, 1)));
-    if (rx_.size() < slots) rx_.resize(slots);
+    // Concurrent reads each own their message: window_slots() of them at a time, the
+    // budget every driver's window keeps; messages a larger size no longer needs go.
+    size_t slots = window_slots(size, count);
+    rx_.resize(slots);
     size_t wrong = 0;
     for (size_t done = 0; done < count;) {
       size_t batch = std::min(slots, count - done);

@@ -2,10 +2,9 @@
 // MPI_COMM_WORLD. Ping-pong is blocking MPI_Send/MPI_Recv (osu_latency's method);
 // bandwidth is a window of MPI_Isend + MPI_Waitall answered by a 1-byte ack (osu_bw),
 // or, bidirectional, both ranks post a window of receives and sends at once (osu_bibw).
-// Messages above 1 GiB go as 1 GiB pieces (MPI counts are int). Each message in flight
-// gets its own receive buffer (at most 1 GiB in all; beyond that the window is received
-// in batches), the footprint of the coroutine backends, and --validate checks every byte
-// of every message; --recv-buffers shared receives the whole window into one buffer (OSU).
+// Messages above 1 GiB go as 1 GiB pieces (MPI counts are int). A window's receive
+// buffers are WindowBuffers (one per message in flight, or OSU's one shared buffer);
+// --validate checks every byte of every message.
 #include <mpi.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 
 #include "comm/errors.hpp"
 #include "drivers/driver.hpp"
+#include "drivers/window_buffers.hpp"
 #include "harness/pattern.hpp"
 
 namespace commbench {
@@ -22,10 +22,11 @@ namespace commbench {
 namespace {
 
 constexpr size_t kPiece = 1ull << 30;
-constexpr size_t kSlotBudget = 1ull << 30;
 constexpr int kDataTag = 1, kAckTag = 2;
 
-size_t pieces(size_t size) { return size <= kPiece ? 1 : (size + kPiece - 1) / kPiece; }
+size_t pieces(size_t size) {
+  return size <= kPiece ? 1 : (size + kPiece - 1) / kPiece;
+}
 int piece_bytes(size_t size, size_t j) {
   return static_cast<int>(std::min(kPiece, size - j * kPiece));
 }
@@ -35,7 +36,8 @@ void check(int rc, const char* what) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
   MPI_Error_string(rc, text, &len);
-  throw CommError(std::string("raw-mpi ") + what + ": " + std::string(text, static_cast<size_t>(len)));
+  throw CommError(std::string("raw-mpi ") + what + ": " +
+                  std::string(text, static_cast<size_t>(len)));
 }
 
 class RawMpiDriver final : public Driver {
@@ -90,15 +92,7 @@ class RawMpiDriver final : public Driver {
                    bool validate) override {
     int rank = env_.boot.rank();
     if (rank > 1) return 0;
-    const bool own = validate || !env_.opts.shared_recv_buffer;
-    size_t slots = own ? std::min(window, std::max<size_t>(1, kSlotBudget / std::max<size_t>(size, 1)))
-                       : 1;
-    if (own && rx_slots_.size() < slots) {
-      rx_slots_.resize(slots);
-      for (auto& b : rx_slots_) b.resize(std::max<size_t>(size, 1));
-    }
-    for (auto& b : rx_slots_)
-      if (b.size() < size) b.resize(size);
+    size_t slots = rx_.prepare(size, window, env_.opts.shared_recv_buffer && !validate);
     size_t wrong = 0;
     char ack = 1;
     for (size_t i = 0; i < iters; ++i) {
@@ -106,7 +100,7 @@ class RawMpiDriver final : public Driver {
       if (bidir) {
         reqs_.clear();
         post_sends(size, window);
-        wrong += receive_window(size, window, slots, seed + i, own, validate);
+        wrong += receive_window(size, window, slots, seed + i, validate);
         check(MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE),
               "waitall");
       } else if (rank == 0) {
@@ -116,7 +110,7 @@ class RawMpiDriver final : public Driver {
               "waitall");
         check(MPI_Recv(&ack, 1, MPI_CHAR, peer_, kAckTag, comm_, MPI_STATUS_IGNORE), "recv ack");
       } else {
-        wrong += receive_window(size, window, slots, seed + i, own, validate);
+        wrong += receive_window(size, window, slots, seed + i, validate);
         check(MPI_Send(&ack, 1, MPI_CHAR, peer_, kAckTag, comm_), "send ack");
       }
     }
@@ -144,23 +138,21 @@ class RawMpiDriver final : public Driver {
     for (size_t w = 0; w < window; ++w)
       for (size_t j = 0, n = pieces(size); j < n; ++j) {
         MPI_Request r;
-        check(MPI_Isend(send_.data() + j * kPiece, piece_bytes(size, j), MPI_BYTE, peer_,
-                        kDataTag, comm_, &r),
+        check(MPI_Isend(send_.data() + j * kPiece, piece_bytes(size, j), MPI_BYTE, peer_, kDataTag,
+                        comm_, &r),
               "isend");
         reqs_.push_back(r);
       }
   }
-  // Posts the window's receives (in batches of `slots` into their own buffers when `own`)
-  // and waits.
-  size_t receive_window(size_t size, size_t window, size_t slots, uint64_t seed, bool own,
-                        bool validate) {
+  // Posts the window's receives, `slots` at a time, and waits for each batch.
+  size_t receive_window(size_t size, size_t window, size_t slots, uint64_t seed, bool validate) {
     size_t wrong = 0;
     std::vector<MPI_Request>& rr = rreqs_;
     for (size_t done = 0; done < window;) {
-      size_t batch = own ? std::min(slots, window - done) : window - done;
+      size_t batch = std::min(slots, window - done);
       rr.clear();
       for (size_t w = 0; w < batch; ++w) {
-        std::byte* buf = own ? rx_slots_[w].data() : recv_.data();
+        std::byte* buf = rx_[w];
         for (size_t j = 0, n = pieces(size); j < n; ++j) {
           MPI_Request r;
           check(MPI_Irecv(buf + j * kPiece, piece_bytes(size, j), MPI_BYTE, peer_, kDataTag, comm_,
@@ -171,7 +163,7 @@ class RawMpiDriver final : public Driver {
       }
       check(MPI_Waitall(static_cast<int>(rr.size()), rr.data(), MPI_STATUSES_IGNORE), "waitall");
       if (validate)
-        for (size_t w = 0; w < batch; ++w) wrong += check_pattern(rx_slots_[w].data(), size, seed);
+        for (size_t w = 0; w < batch; ++w) wrong += check_pattern(rx_[w], size, seed);
       done += batch;
     }
     return wrong;
@@ -181,7 +173,7 @@ class RawMpiDriver final : public Driver {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int peer_ = 0;
   std::vector<std::byte> send_, recv_;
-  std::vector<std::vector<std::byte>> rx_slots_;
+  WindowBuffers rx_;
   std::vector<MPI_Request> reqs_, rreqs_;
 };
 

@@ -14,14 +14,13 @@
 #include "comm/address.hpp"
 #include "comm/errors.hpp"
 #include "drivers/driver.hpp"
+#include "drivers/window_buffers.hpp"
 #include "harness/pattern.hpp"
 #include "tcp/socket_util.hpp"
 
 namespace commbench {
 
 namespace {
-
-constexpr size_t kSlotBudget = 1ull << 30;  // receive buffers of one window, at most
 
 using tcp::errno_message;
 using tcp::FdGuard;
@@ -76,8 +75,9 @@ class RawTcpDriver final : public Driver {
     auto all = env_.boot.allgather(contact);
     if (rank == 0) {
       HostPort hp = parse_host_port(all[1]);
-      auto deadline = std::chrono::steady_clock::now() +
-                      std::chrono::milliseconds(static_cast<long>(env_.opts.connect_timeout_s * 1000));
+      auto deadline =
+          std::chrono::steady_clock::now() +
+          std::chrono::milliseconds(static_cast<long>(env_.opts.connect_timeout_s * 1000));
       for (;;) {
         socklen_t len = 0;
         sockaddr_storage sa = tcp::resolve(hp, len);
@@ -136,20 +136,14 @@ class RawTcpDriver final : public Driver {
     if (rank > 1) return 0;
     if (size == 0) throw std::invalid_argument("raw-tcp cannot measure 0-byte messages (use -b 1)");
     int fd = fd_.get();
-    // Each message of a window lands in its own buffer (at most 1 GiB, then reused), the
-    // footprint of the coroutine backend; --recv-buffers shared: one buffer (OSU).
-    const bool own = !env_.opts.shared_recv_buffer;
-    size_t slots = own ? std::min(window, std::max<size_t>(1, kSlotBudget / size)) : 0;
-    if (rx_slots_.size() < slots) rx_slots_.resize(slots);
-    for (auto& b : rx_slots_)
-      if (b.size() < size) b.resize(size);
+    rx_.prepare(size, window, env_.opts.shared_recv_buffer && !validate);
     size_t wrong = 0;
     char ack = 1;
     for (size_t i = 0; i < iters; ++i) {
       if (validate) fill_pattern(send_.data(), size, seed + i);
       auto receive = [&] {
         for (size_t j = 0; j < window; ++j) {
-          std::byte* buf = own ? rx_slots_[j % slots].data() : recv_.data();
+          std::byte* buf = rx_[j];
           recv_all(fd, buf, size);
           if (validate) wrong += check_pattern(buf, size, seed + i);
         }
@@ -178,7 +172,7 @@ class RawTcpDriver final : public Driver {
   DriverEnv& env_;
   FdGuard fd_;
   std::vector<std::byte> send_, recv_;
-  std::vector<std::vector<std::byte>> rx_slots_;
+  WindowBuffers rx_;
 };
 
 }  // namespace

@@ -3,9 +3,8 @@
 // endpoint (worker addresses exchanged through the bootstrap), exactly `size` bytes per
 // tag message, no header, and busy-polling ucp_worker_progress until each request is
 // done. Bandwidth is a window of sends answered by a 1-byte ack (osu_bw), or, both ways,
-// a window of receives and sends on both ranks (osu_bibw). As in raw-mpi, each message in
-// flight gets its own receive buffer (at most 1 GiB, then batches), so --validate checks
-// every byte; --recv-buffers shared receives the whole window into one buffer (OSU).
+// a window of receives and sends on both ranks (osu_bibw). Receive buffers as in raw-mpi
+// (WindowBuffers); --validate checks every byte.
 #include <ucp/api/ucp.h>
 
 #include <algorithm>
@@ -15,13 +14,13 @@
 
 #include "comm/errors.hpp"
 #include "drivers/driver.hpp"
+#include "drivers/window_buffers.hpp"
 #include "harness/pattern.hpp"
 
 namespace commbench {
 
 namespace {
 
-constexpr size_t kSlotBudget = 1ull << 30;
 constexpr ucp_tag_t kDataTag = 1, kAckTag = 2;
 
 void check(ucs_status_t s, const char* what) {
@@ -135,12 +134,7 @@ class RawUcxDriver final : public Driver {
                    bool validate) override {
     int rank = env_.boot.rank();
     if (rank > 1) return 0;
-    const bool own = validate || !env_.opts.shared_recv_buffer;
-    size_t slots =
-        own ? std::min(window, std::max<size_t>(1, kSlotBudget / std::max<size_t>(size, 1))) : 1;
-    if (own && rx_slots_.size() < slots) rx_slots_.resize(slots);
-    for (auto& b : rx_slots_)
-      if (b.size() < std::max<size_t>(size, 1)) b.resize(std::max<size_t>(size, 1));
+    size_t slots = rx_.prepare(size, window, env_.opts.shared_recv_buffer && !validate);
     size_t wrong = 0;
     char ack = 1;
     for (size_t i = 0; i < iters; ++i) {
@@ -149,10 +143,10 @@ class RawUcxDriver final : public Driver {
         // Receives first, so the peer's sends find them posted.
         sends_.requests.clear();
         sends_.done = 0;
-        size_t first = own ? std::min(slots, window) : window;
-        post_receives(size, first, own);
+        size_t first = std::min(slots, window);
+        post_receives(size, first);
         for (size_t w = 0; w < window; ++w) post_send(send_.data(), size, kDataTag, sends_);
-        wrong += finish_receives(size, window, first, slots, seed + i, own, validate);
+        wrong += finish_receives(size, window, first, slots, seed + i, validate);
         wait(sends_, "send");
       } else if (rank == 0) {
         sends_.requests.clear();
@@ -161,9 +155,9 @@ class RawUcxDriver final : public Driver {
         wait(sends_, "send");
         recv_one(&ack, 1, kAckTag);
       } else {
-        size_t first = own ? std::min(slots, window) : window;
-        post_receives(size, first, own);
-        wrong += finish_receives(size, window, first, slots, seed + i, own, validate);
+        size_t first = std::min(slots, window);
+        post_receives(size, first);
+        wrong += finish_receives(size, window, first, slots, seed + i, validate);
         send_one(&ack, 1, kAckTag);
       }
     }
@@ -244,26 +238,25 @@ class RawUcxDriver final : public Driver {
     wait(one_, "recv");
   }
 
-  void post_receives(size_t size, size_t count, bool own) {
+  void post_receives(size_t size, size_t count) {
     recvs_.requests.clear();
     recvs_.done = 0;
-    for (size_t w = 0; w < count; ++w)
-      post_recv(own ? rx_slots_[w].data() : recv_.data(), size, kDataTag, recvs_);
+    for (size_t w = 0; w < count; ++w) post_recv(rx_[w], size, kDataTag, recvs_);
   }
 
   // Waits for the posted receives; checks them when validating; posts the next batch.
   size_t finish_receives(size_t size, size_t window, size_t first, size_t slots, uint64_t seed,
-                         bool own, bool validate) {
+                         bool validate) {
     size_t wrong = 0;
     size_t batch = first;
     for (size_t done = 0;;) {
       wait(recvs_, "recv");
       if (validate)
-        for (size_t w = 0; w < batch; ++w) wrong += check_pattern(rx_slots_[w].data(), size, seed);
+        for (size_t w = 0; w < batch; ++w) wrong += check_pattern(rx_[w], size, seed);
       done += batch;
       if (done >= window) break;
       batch = std::min(slots, window - done);
-      post_receives(size, batch, own);
+      post_receives(size, batch);
     }
     return wrong;
   }
@@ -273,7 +266,7 @@ class RawUcxDriver final : public Driver {
   ucp_worker_h worker_ = nullptr;
   ucp_ep_h ep_ = nullptr;
   std::vector<std::byte> send_, recv_;
-  std::vector<std::vector<std::byte>> rx_slots_;
+  WindowBuffers rx_;
   Batch one_, sends_, recvs_;
 };
 

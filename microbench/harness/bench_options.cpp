@@ -1,10 +1,9 @@
 #include "harness/bench_options.hpp"
 
-#include <unistd.h>
-
 #include <stdexcept>
 
 #include "comm/buffer.hpp"
+#include "harness/host_memory.hpp"
 #include "harness/sizes.hpp"
 
 namespace commbench {
@@ -83,7 +82,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "Fail when a coroutine backend receives nothing for this many seconds (a "
                  "stalled or dead peer), instead of waiting forever (0 = never)")
       ->capture_default_str();
-  app.add_option("--memory", o.memory, "Memory kind of both buffers: host | cuda (cudaMalloc device memory; needs a "
+  app.add_option("--memory", o.memory,
+                 "Memory kind of both buffers: host | cuda (cudaMalloc device memory; needs a "
                  "CUDA build and a GPU; the CSV column gpu_path says how it crossed)")
       ->capture_default_str();
   app.add_option("--send-memory", o.send_memory, "Memory kind of the sending buffer");
@@ -136,14 +136,11 @@ void check_fits(const BenchOptions& o) {
     throw std::invalid_argument("--max-size " + format_size(largest) +
                                 " exceeds the largest frame a peer accepts (--max-frame " +
                                 format_size(max_frame) + ")");
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) {
-    uint64_t phys = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-    if (largest > phys / 2)
-      throw std::invalid_argument("--max-size " + format_size(largest) +
-                                  " needs two buffers of that size per rank; this host has " +
-                                  std::to_string(phys >> 20) + " MiB of memory");
-  }
+  uint64_t phys = physical_memory_bytes();
+  if (phys > 0 && largest > phys / 2)
+    throw std::invalid_argument("--max-size " + format_size(largest) +
+                                " needs two buffers of that size per rank; this host has " +
+                                std::to_string(phys >> 20) + " MiB of memory");
 }
 
 }  // namespace
@@ -168,8 +165,8 @@ void resolve_bench_options(BenchOptions& o) {
   if (o.iters == 0 || o.iters_large == 0) throw std::invalid_argument("--iters must be >= 1");
   if (o.reps == 0) throw std::invalid_argument("--reps must be >= 1");
   if (o.reps > o.iters_large)
-    throw std::invalid_argument("--reps (" + std::to_string(o.reps) +
-                                ") exceeds --iters-large (" + std::to_string(o.iters_large) + ")");
+    throw std::invalid_argument("--reps (" + std::to_string(o.reps) + ") exceeds --iters-large (" +
+                                std::to_string(o.iters_large) + ")");
   if (o.window == 0) throw std::invalid_argument("--window must be >= 1");
   if (o.recv_buffers != "per-message" && o.recv_buffers != "shared")
     throw std::invalid_argument("--recv-buffers must be per-message or shared (got '" +
