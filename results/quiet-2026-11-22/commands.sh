@@ -32,3 +32,13 @@ done
 for b in mpi:batched ucx:polling; do
   run app-transpose15 $mpirun -np 3 $bin/appbench/transpose_sum --backend $b --runs 15 --csv $out/transpose15-${b/:/-}.csv
 done
+# The backend ratios of the applications (issue 5) from interleaved invocations: one run
+# carries one backend, so the fastest policy of each family is run in turn, three rounds
+# of three timed runs each, and each family's median is over all nine (same hour, same
+# machine state, round-robin; the closest to "one invocation" an app run allows).
+for r in 1 2 3; do
+  for b in tcp mpi:batched ucx:polling; do
+    run app-interleaved $mpirun -np 3 $bin/appbench/transpose_sum --backend $b --runs 3 --csv $out/il-transpose-${b/:/-}-$r.csv
+    run app-interleaved $mpirun -np 3 $bin/appbench/merge --backend $b --runs 3 --csv $out/il-merge-${b/:/-}-$r.csv
+  done
+done

@@ -47,17 +47,31 @@ def apps():
         med[tag] = (tw, mw)
         print(f"| {tag.replace('-', ':')} | {tw:.3f} | {tc:.3f} | {mw:.3f} | {mc:.3f} | "
               f"{'yes' if ok else 'NO'} |")
-    best = lambda fam, i: min(v[i] for k, v in med.items() if k.startswith(fam))
-    print(f"\nTime ratios to the best MPI policy (> 1 = MPI faster): transpose-sum ucx/mpi "
-          f"{best('ucx', 0) / best('mpi', 0):.2f}x, tcp/mpi {med['tcp'][0] / best('mpi', 0):.2f}x; "
-          f"merge ucx/mpi {best('ucx', 1) / best('mpi', 1):.2f}x, "
-          f"tcp/mpi {med['tcp'][1] / best('mpi', 1):.2f}x.")
+    interleaved()
     for tag in ["mpi-batched", "ucx-polling"]:
         f = f"transpose15-{tag}.csv"
         if os.path.exists(os.path.join(HERE, f)):
             w = sorted(float(x["wall_s"]) for x in load(f))
             print(f"\n{f}: median {statistics.median(w):.3f} s, min {w[0]:.3f}, max {w[-1]:.3f} "
                   f"({len(w)} runs)")
+
+
+def interleaved():
+    """Backend ratios from the round-robin runs (commands.sh app-interleaved)."""
+    wall = {}
+    for f in sorted(glob.glob(os.path.join(HERE, "il-*.csv"))):
+        app, backend = os.path.basename(f)[3:-4].rsplit("-", 1)[0].split("-", 1)
+        wall.setdefault((app, backend), []).extend(float(x["wall_s"]) for x in load(os.path.basename(f)))
+    if not wall:
+        return
+    print("\n### Applications, interleaved rounds (il-*.csv): median wall time, ratios to MPI\n")
+    print("| workload | tcp (s) | mpi:batched (s) | ucx:polling (s) | tcp/mpi | ucx/mpi | runs each |")
+    print("|---|---|---|---|---|---|---|")
+    for app in ["transpose", "merge"]:
+        m = {b: statistics.median(wall[(app, b)]) for b in ["tcp", "mpi-batched", "ucx-polling"]}
+        print(f"| {app} | {m['tcp']:.3f} | {m['mpi-batched']:.3f} | {m['ucx-polling']:.3f} | "
+              f"{m['tcp'] / m['mpi-batched']:.2f}x | {m['ucx-polling'] / m['mpi-batched']:.2f}x | "
+              f"{len(wall[(app, 'tcp')])} |")
 
 
 table("pingpong-tcp.csv", "latency_us_p50", "raw-tcp", "TCP one-way latency, p50", "µs")
