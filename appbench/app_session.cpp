@@ -179,7 +179,7 @@ void AppSession::note(const std::string& line) {
 }
 
 Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
-  auto ch = std::make_unique<Channel>(loop_, std::move(comm));
+  auto ch = std::make_unique<Channel>(channels_, std::move(comm));
   Message in;
   Hello hello;
   try {
@@ -213,6 +213,28 @@ void AppSession::print_header() {
   std::fflush(stdout);
 }
 
+void AppSession::close_connections() {
+  // A coroutine may still be suspended in a read of a connection whose owner is about to
+  // go (the scheduler reading a worker that has not hung up yet, a worker serving a peer):
+  // abort them all, give the loop the turns in which those readers fail and unwind, then
+  // destroy the roles -- all while the loop and the backend still exist.
+  channels_.abort_all();
+  auto drain = [this]() -> Task<size_t> {
+    uint64_t deadline = EventLoop::now_ns() + 5'000'000'000ull;
+    while (loop_.live_detached() > 0 && EventLoop::now_ns() < deadline)
+      co_await loop_.sleep_for(std::chrono::milliseconds(1));
+    co_return loop_.live_detached();
+  };
+  if (size_t left = loop_.run(drain()); left > 0)
+    std::fprintf(stderr,
+                 "%s: rank %d: %zu tasks still waiting 5 s after every connection was "
+                 "closed; tearing down anyway\n",
+                 program_.c_str(), topo_.rank, left);
+  client_.reset();
+  worker_.reset();
+  scheduler_.reset();
+}
+
 int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   // Every rank listens; the addresses travel through the bootstrap, nothing else does.
   try {
@@ -235,10 +257,10 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
           static_cast<uint64_t>(topo_.worker_index()))
         wo.die_at_task = parse_u64(opts_.test_kill.substr(c + 1), "task");
     }
-    worker_ = std::make_unique<Worker>(loop_, topo_, *backend_, functions_, wo);
+    worker_ = std::make_unique<Worker>(channels_, topo_, *backend_, functions_, wo);
   }
   if (topo_.is_client()) {
-    client_ = std::make_unique<Client>(loop_, topo_, *backend_, timeout);
+    client_ = std::make_unique<Client>(channels_, topo_, *backend_, timeout);
     print_header();
   }
   boot_->barrier();  // every listener is up and every role object exists
@@ -273,7 +295,8 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
       .add("listen_host", host_);
   for (const auto& [k, v] : settings) s.add(k, v);
   JsonObject meta = collect_metadata(*boot_, argv_, run_id_, s);
-  boot_->barrier();
+  boot_->barrier();  // every rank's roles are done: nobody still needs a connection
+  close_connections();
   if (topo_.is_client()) {
     if (csv_) csv_->commit(meta.str());
     std::printf("# validation: %s (%llu wrong)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",

@@ -83,12 +83,14 @@ class AppSession {
  private:
   Task<void> handle(std::unique_ptr<Comm> comm);
   void print_header();
+  void close_connections();
 
   AppOptions opts_;
   std::string program_;
   std::vector<std::string> argv_;
   std::unique_ptr<Bootstrap> boot_;
   EventLoop loop_;
+  ChannelSet channels_{loop_};  // declared before the roles: outlives their channels
   Topology topo_;
   FunctionTable functions_;
   std::unique_ptr<Backend> backend_;

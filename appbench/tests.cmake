@@ -30,15 +30,29 @@ foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
         else()
           set(_args ${_merge_args})
         endif()
+        # Exit 0 and "validation: PASSED" both: a crash after validating is a failure.
         add_test(NAME ${_name}
-                 COMMAND ${_launch} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:${app}>
-                         --backend ${backend} --layout ${layout} --timeout 100 ${_args})
-        set_tests_properties(${_name} PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120
-                             PASS_REGULAR_EXPRESSION "validation: PASSED"
-                             FAIL_REGULAR_EXPRESSION "validation: FAILED|: error")
+                 COMMAND ${CMAKE_COMMAND}
+                         "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};${np};$<TARGET_FILE:${app}>;--backend;${backend};--layout;${layout};--timeout;100;${_args}"
+                         "-DREGEX=validation: PASSED" "-DFAIL_REGEX=validation: FAILED|: error"
+                         -P ${CMAKE_SOURCE_DIR}/tests/integration/expect_success.cmake)
+        set_tests_properties(${_name} PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120)
       endforeach()
     endforeach()
   endforeach()
+endforeach()
+
+# Teardown with readers still suspended: at this size the scheduler's rank usually ends
+# while it is still reading a worker connection that has not hung up yet; before the
+# ChannelSet teardown, 5 of 6 tcp runs validated and then crashed at exit (rc 139/134).
+foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
+  add_test(NAME appbench.transpose_sum.${backend}.clean_exit
+           COMMAND ${CMAKE_COMMAND}
+                   "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};3;$<TARGET_FILE:transpose_sum>;--backend;${backend};--timeout;100;-n;2048;-c;512;--runs;2"
+                   "-DREGEX=validation: PASSED" "-DFAIL_REGEX=validation: FAILED|: error"
+                   -P ${CMAKE_SOURCE_DIR}/tests/integration/expect_success.cmake)
+  set_tests_properties(appbench.transpose_sum.${backend}.clean_exit
+                       PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120)
 endforeach()
 
 # Worker 1 exits like a crash on its 3rd task (the first timed y block): the client must

@@ -2,6 +2,19 @@
 
 namespace commbench::app {
 
+void ChannelSet::abort_all() noexcept {
+  for (Channel* ch : live_) ch->abort();
+}
+
+Channel::Channel(ChannelSet& set, std::unique_ptr<Comm> comm)
+    : set_(set), comm_(std::move(comm)), write_lock_(set.loop()) {
+  set_.add(this);
+}
+
+Channel::~Channel() {
+  set_.remove(this);
+}
+
 Task<void> Channel::send_encoded(std::vector<std::byte> head, std::vector<Buffer> bulk) {
   Message m;
   m.frames.reserve(1 + bulk.size());
@@ -26,7 +39,7 @@ Task<std::unique_ptr<Channel>> ConnectionPool::acquire(const std::string& addres
     if (!ch->closed()) co_return ch;
   }
   auto comm = co_await connector_.connect(address, timeout_);
-  auto ch = std::make_unique<Channel>(loop_, std::move(comm));
+  auto ch = std::make_unique<Channel>(channels_, std::move(comm));
   co_await ch->send(me_);
   ++opened_;
   co_return ch;

@@ -13,14 +13,18 @@
 
 #include "comm/comm.hpp"
 #include "runtime/async_mutex.hpp"
+#include "runtime/channel_set.hpp"
 #include "runtime/protocol.hpp"
 
 namespace commbench::app {
 
 class Channel {
  public:
-  Channel(EventLoop& loop, std::unique_ptr<Comm> comm)
-      : comm_(std::move(comm)), write_lock_(loop) {}
+  // Registered in `set` for its lifetime (see ChannelSet).
+  Channel(ChannelSet& set, std::unique_ptr<Comm> comm);
+  ~Channel();
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
 
   // Sends `msg` followed by `bulk` as separate frames (their memory is not copied).
   // Encodes at once, so the caller's message need not outlive the call.
@@ -38,6 +42,7 @@ class Channel {
   void abort() noexcept { comm_->abort(); }
 
  private:
+  ChannelSet& set_;
   std::unique_ptr<Comm> comm_;
   AsyncMutex write_lock_;
 };
@@ -47,16 +52,16 @@ class Channel {
 // connections at once, and puts it back when its reply has been read.
 class ConnectionPool {
  public:
-  ConnectionPool(EventLoop& loop, Connector& connector, Hello me,
+  ConnectionPool(ChannelSet& channels, Connector& connector, Hello me,
                  std::chrono::nanoseconds connect_timeout)
-      : loop_(loop), connector_(connector), me_(me), timeout_(connect_timeout) {}
+      : channels_(channels), connector_(connector), me_(me), timeout_(connect_timeout) {}
 
   Task<std::unique_ptr<Channel>> acquire(const std::string& address);
   void release(const std::string& address, std::unique_ptr<Channel> ch);
   size_t connections_opened() const noexcept { return opened_; }
 
  private:
-  EventLoop& loop_;
+  ChannelSet& channels_;
   Connector& connector_;
   Hello me_;
   std::chrono::nanoseconds timeout_;

@@ -6,15 +6,20 @@
 
 namespace commbench::app {
 
-Client::Client(EventLoop& loop, const Topology& topo, Backend& backend,
+Client::Client(ChannelSet& channels, const Topology& topo, Backend& backend,
                std::chrono::nanoseconds connect_timeout)
-    : loop_(loop), topo_(topo), timeout_(connect_timeout), connector_(backend.make_connector()) {
-  pool_ = std::make_unique<ConnectionPool>(loop_, *connector_, Hello{Role::client, -1}, timeout_);
+    : channels_(channels),
+      loop_(channels.loop()),
+      topo_(topo),
+      timeout_(connect_timeout),
+      connector_(backend.make_connector()) {
+  pool_ =
+      std::make_unique<ConnectionPool>(channels_, *connector_, Hello{Role::client, -1}, timeout_);
 }
 
 Task<void> Client::connect() {
   const std::string& at = topo_.addresses[static_cast<size_t>(topo_.scheduler_rank())];
-  scheduler_ = std::make_unique<Channel>(loop_, co_await connector_->connect(at, timeout_));
+  scheduler_ = std::make_unique<Channel>(channels_, co_await connector_->connect(at, timeout_));
   {
     ControlMessage msg = Hello{Role::client, -1};
     co_await scheduler_->send(msg);

@@ -21,7 +21,8 @@ class ClientError : public std::runtime_error {
 
 class Client {
  public:
-  Client(EventLoop& loop, const Topology& topo, Backend& backend,
+  // Its connections are registered in `channels`, which must outlive it.
+  Client(ChannelSet& channels, const Topology& topo, Backend& backend,
          std::chrono::nanoseconds connect_timeout);
 
   // Connects to the scheduler and waits until every worker has registered.
@@ -43,6 +44,7 @@ class Client {
   Task<ControlMessage> await_reply();
   Task<Value> gather_one(KeyInfo key);
 
+  ChannelSet& channels_;
   EventLoop& loop_;
   const Topology& topo_;
   std::chrono::nanoseconds timeout_;

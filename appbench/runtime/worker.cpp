@@ -11,16 +11,17 @@
 
 namespace commbench::app {
 
-Worker::Worker(EventLoop& loop, const Topology& topo, Backend& backend, const FunctionTable& fns,
-               WorkerOptions opts)
-    : loop_(loop),
+Worker::Worker(ChannelSet& channels, const Topology& topo, Backend& backend,
+               const FunctionTable& fns, WorkerOptions opts)
+    : channels_(channels),
+      loop_(channels.loop()),
       topo_(topo),
       index_(topo.worker_index()),
       backend_(backend),
       fns_(fns),
       opts_(opts),
-      fetch_slots_(loop, std::max<size_t>(1, opts.fetch_concurrency)),
-      work_(loop) {
+      fetch_slots_(loop_, std::max<size_t>(1, opts.fetch_concurrency)),
+      work_(loop_) {
   stats_reset_ns_ = EventLoop::now_ns();
   cpu_at_reset_ns_ = process_cpu_ns();
 }
@@ -29,10 +30,11 @@ Worker::~Worker() = default;
 
 Task<void> Worker::run() {
   connector_ = backend_.make_connector();
-  pool_ = std::make_unique<ConnectionPool>(loop_, *connector_, Hello{Role::peer, index_},
+  pool_ = std::make_unique<ConnectionPool>(channels_, *connector_, Hello{Role::peer, index_},
                                            opts_.connect_timeout);
   const std::string& at = topo_.addresses[static_cast<size_t>(topo_.scheduler_rank())];
-  scheduler_ = std::make_unique<Channel>(loop_, co_await connector_->connect(at, opts_.connect_timeout));
+  scheduler_ =
+      std::make_unique<Channel>(channels_, co_await connector_->connect(at, opts_.connect_timeout));
   {
     ControlMessage msg = Hello{Role::worker, index_};
     co_await scheduler_->send(msg);
@@ -71,7 +73,8 @@ Task<void> Worker::message_loop() {
 
 void Worker::on_compute(Compute c) {
   if (opts_.die_at_task != 0 && ++computes_received_ == opts_.die_at_task) {
-    std::fprintf(stderr, "worker %d (rank %d): dying on purpose at task %llu (--test-kill-worker)\n",
+    std::fprintf(stderr,
+                 "worker %d (rank %d): dying on purpose at task %llu (--test-kill-worker)\n",
                  index_, topo_.rank, static_cast<unsigned long long>(opts_.die_at_task));
     std::fflush(stderr);
     ::_exit(17);  // like a crash: no goodbye, the kernel resets our connections
@@ -160,7 +163,8 @@ Task<void> Worker::fetch(std::string key, int holder) {
   }
 }
 
-std::string Worker::fetch_error(const std::string& key, int holder, const std::string& error) const {
+std::string Worker::fetch_error(const std::string& key, int holder,
+                                const std::string& error) const {
   return "fetching '" + key + "' from worker " + std::to_string(holder) + " (rank " +
          std::to_string(topo_.worker_rank(holder)) + ", " + topo_.worker_address(holder) +
          ") failed: " + error;
@@ -211,16 +215,13 @@ Task<void> Worker::run_task(std::shared_ptr<Pending> p) {
   for (const auto& dep : c.deps)  // copies of peers' data live while a task needs them
     if (auto f = fetched_.find(dep.key); f != fetched_.end() && --f->second.users <= 0)
       fetched_.erase(f);
-  if (error.empty())
-    {
-      ControlMessage msg = TaskDone{c.key, nbytes};
-      co_await report(msg);
-    }
-  else
-    {
-      ControlMessage msg = TaskFailed{c.key, error};
-      co_await report(msg);
-    }
+  if (error.empty()) {
+    ControlMessage msg = TaskDone{c.key, nbytes};
+    co_await report(msg);
+  } else {
+    ControlMessage msg = TaskFailed{c.key, error};
+    co_await report(msg);
+  }
 }
 
 Task<void> Worker::report_encoded(std::vector<std::byte> bytes) {
@@ -252,7 +253,8 @@ Task<void> Worker::serve_data(std::unique_ptr<Channel> ch, Hello) {
       }
       if (!missing.empty()) {
         {
-          ControlMessage msg = DataMissing{"worker " + std::to_string(index_) + " does not hold '" + missing + "'"};
+          ControlMessage msg =
+              DataMissing{"worker " + std::to_string(index_) + " does not hold '" + missing + "'"};
           co_await ch->send(msg);
         }
         continue;

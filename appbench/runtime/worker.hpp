@@ -19,7 +19,7 @@
 namespace commbench::app {
 
 struct WorkerOptions {
-  size_t fetch_concurrency = 4;  // fetches in flight per worker (Dask: 50 outgoing)
+  size_t fetch_concurrency = 4;   // fetches in flight per worker (Dask: 50 outgoing)
   uint64_t slice_ns = 1'000'000;  // a task yields to the loop after this much work
   std::chrono::nanoseconds connect_timeout{std::chrono::seconds(30)};
   // Testing aid: this worker process dies (exits at once, like a crash) when it receives
@@ -29,7 +29,8 @@ struct WorkerOptions {
 
 class Worker {
  public:
-  Worker(EventLoop& loop, const Topology& topo, Backend& backend, const FunctionTable& fns,
+  // Its connections are registered in `channels`, which must outlive it.
+  Worker(ChannelSet& channels, const Topology& topo, Backend& backend, const FunctionTable& fns,
          WorkerOptions opts);
   ~Worker();
 
@@ -64,6 +65,7 @@ class Worker {
   const Value* find(const std::string& key) const;
   std::string fetch_error(const std::string& key, int holder, const std::string& error) const;
 
+  ChannelSet& channels_;
   EventLoop& loop_;
   const Topology& topo_;
   int index_;
@@ -75,8 +77,8 @@ class Worker {
   std::unique_ptr<Channel> scheduler_;
   Semaphore fetch_slots_;
 
-  std::unordered_map<std::string, Value> data_;        // results of tasks run here
-  std::unordered_map<std::string, Fetched> fetched_;   // copies of peers' results
+  std::unordered_map<std::string, Value> data_;       // results of tasks run here
+  std::unordered_map<std::string, Fetched> fetched_;  // copies of peers' results
   std::unordered_map<std::string, std::vector<std::shared_ptr<Pending>>> fetching_;
   std::deque<std::shared_ptr<Pending>> ready_;
   Event work_;  // set when ready_ gets a task or on shutdown

@@ -30,7 +30,10 @@ class Comm {
   virtual Task<void> read(Message& into, CancelToken token = {}) = 0;
   // Graceful close: the peer's pending and future reads fail with CommClosedError.
   virtual Task<void> close() = 0;
-  // Immediate close without any further I/O; safe to call at any time, twice too.
+  // Immediate close that waits for nothing (at most a best-effort notice goes to the
+  // peer, like a TCP reset); safe to call at any time, twice too. A read pending on this
+  // comm fails with CommClosedError on the loop's next turns (CommSuite tests it): an
+  // owner aborts, lets the loop run, and only then destroys the comm.
   virtual void abort() noexcept = 0;
   virtual bool closed() const noexcept = 0;
 

@@ -104,7 +104,8 @@ class CommSuite : public ::testing::TestWithParam<Param> {
     co_return listeners_.back()->contact_address();
   }
 
-  Task<std::unique_ptr<Comm>> connect(const std::string& address, std::chrono::nanoseconds timeout = 10s) {
+  Task<std::unique_ptr<Comm>> connect(const std::string& address,
+                                      std::chrono::nanoseconds timeout = 10s) {
     auto c = backend_->make_connector();
     co_return co_await c->connect(address, timeout);
   }
@@ -229,6 +230,41 @@ TEST_P(CommSuite, ReadInProgressFailsWhenPeerCloses) {
     };
     co_await when_all(reader(), closer());
     EXPECT_TRUE(failed);
+  });
+}
+
+// What an owner relies on to tear down: abort() wakes the comm's own pending read with
+// CommClosedError on the loop's next turns, so the reader unwinds before the comm is
+// destroyed (a reader left suspended would resume into freed memory later).
+TEST_P(CommSuite, LocalAbortFailsPendingRead) {
+  run([&](CancelToken) -> Task<void> {
+    std::unique_ptr<Comm> server;
+    std::string addr = co_await listen([&](std::unique_ptr<Comm> c) -> Task<void> {
+      server = std::move(c);
+      co_return;
+    });
+    auto client = co_await connect(addr);
+    while (!server) co_await loop_.sleep_for(1ms);
+    bool failed = false, done = false;
+    auto reader = [&]() -> Task<void> {
+      Message m;
+      try {
+        co_await client->read(m);
+      } catch (const CommClosedError&) {
+        failed = true;
+      }
+      done = true;
+    };
+    auto aborter = [&]() -> Task<void> {
+      co_await loop_.sleep_for(10ms);
+      EXPECT_FALSE(done);  // the read really was pending
+      client->abort();
+    };
+    auto start = std::chrono::steady_clock::now();
+    co_await when_all(reader(), aborter());
+    EXPECT_TRUE(failed);
+    EXPECT_TRUE(client->closed());
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   });
 }
 

@@ -10,16 +10,20 @@ function(commbench_mpi_test name np)
   if(COMMBENCH_MPI_FLAVOR STREQUAL "openmpi")
     list(APPEND launcher --oversubscribe)
   endif()
-  add_test(NAME ${name} COMMAND ${launcher} ${T_COMMAND})
+  if(T_PASS_REGEX)
+    # The exit code must be 0 as well (see expect_success.cmake).
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_COMMAND} "-DCMD=${launcher};${T_COMMAND}" "-DREGEX=${T_PASS_REGEX}"
+                     -P ${CMAKE_SOURCE_DIR}/tests/integration/expect_success.cmake)
+  else()
+    add_test(NAME ${name} COMMAND ${launcher} ${T_COMMAND})
+  endif()
   set(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
           ASAN_OPTIONS=detect_leaks=0)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}"
                                           PROCESSORS ${np})
   if(T_WILL_FAIL)
     set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
-  endif()
-  if(T_PASS_REGEX)
-    set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
   endif()
 endfunction()
 
