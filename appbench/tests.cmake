@@ -15,7 +15,9 @@ set(_launch_faults ${_launch})
 if(COMMBENCH_MPI_FLAVOR STREQUAL "mpich")
   list(APPEND _launch_faults -disable-auto-cleanup)
 endif()
-set(_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+# Leak detection on (ASan preset): the runtime's own allocations are checked at every
+# rank's exit, MPI_Init's are suppressed (tests/sanitizers/lsan.supp).
+set(_env ${COMMBENCH_LEAKCHECK_ENV})
 # Small but not trivial: N is not a multiple of C (edge blocks), several blocks per worker.
 set(_transpose_args -n 600 -c 160 --runs 2)
 set(_merge_args --chunk-size 30000 --runs 2)

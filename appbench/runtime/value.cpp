@@ -74,8 +74,10 @@ class PooledHostAllocator final : public MemoryAllocator {
 }  // namespace
 
 void install_pooled_host_allocator() {
-  static PooledHostAllocator pool;  // lives until exit: blocks in flight may come back late
-  set_allocator(MemoryKind::host, &pool);
+  // Never destroyed: a block still in flight may come back after static destructors ran,
+  // and the cached blocks stay reachable through this pointer (not leaks) until exit.
+  static auto* pool = new PooledHostAllocator;
+  set_allocator(MemoryKind::host, pool);
 }
 
 }  // namespace commbench::app
