@@ -32,6 +32,8 @@ done
 for b in mpi:batched ucx:polling; do
   run app-transpose15 $mpirun -np 3 $bin/appbench/transpose_sum --backend $b --runs 15 --csv $out/transpose15-${b/:/-}.csv
 done
+# The warm-up ramp of a fresh process (why the apps default to --warmup 5).
+run app-warmup $mpirun -np 3 $bin/appbench/transpose_sum --backend ucx:polling --warmup 0 --runs 10 --csv $out/warmup-transpose-ucx-polling.csv
 # The backend ratios of the applications (issue 5) from interleaved invocations: one run
 # carries one backend, so the fastest policy of each family is run in turn, three rounds
 # of three timed runs each, and each family's median is over all nine (same hour, same

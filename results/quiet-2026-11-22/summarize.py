@@ -32,7 +32,7 @@ def table(name, metric, raw, title, unit):
 
 
 def apps():
-    print("\n### Applications: 2 workers, compact layout, median of 5 runs after 1 warm-up\n")
+    print("\n### Applications: 2 workers, compact layout, median of 5 runs after 5 warm-up runs\n")
     print("| backend:policy | transpose-sum 8192² / 2048² wall (s) | comm (s, sum) | "
           "merge 1e6 rows/worker wall (s) | comm (s, sum) | all validated |")
     print("|---|---|---|---|---|---|")
@@ -47,6 +47,13 @@ def apps():
         med[tag] = (tw, mw)
         print(f"| {tag.replace('-', ':')} | {tw:.3f} | {tc:.3f} | {mw:.3f} | {mc:.3f} | "
               f"{'yes' if ok else 'NO'} |")
+    best = {fam: min((v for k, v in med.items() if k.startswith(fam)), key=lambda v: v[0])
+            for fam in ["tcp", "mpi", "ucx"]}
+    tr = {fam: best[fam][0] / best["mpi"][0] for fam in best}
+    mr = {fam: min(v[1] for k, v in med.items() if k.startswith(fam)) for fam in best}
+    print(f"\nTime ratios to the best MPI policy (> 1 = MPI faster; separate invocations): "
+          f"transpose-sum ucx/mpi {tr['ucx']:.2f}x, tcp/mpi {tr['tcp']:.2f}x; "
+          f"merge ucx/mpi {mr['ucx'] / mr['mpi']:.2f}x, tcp/mpi {mr['tcp'] / mr['mpi']:.2f}x.")
     interleaved()
     for tag in ["mpi-batched", "ucx-polling"]:
         f = f"transpose15-{tag}.csv"
