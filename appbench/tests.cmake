@@ -57,7 +57,7 @@ foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
                        PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120)
 endforeach()
 
-# Worker 1 exits like a crash on its 3rd task (the first timed y block): the client must
+# Worker 1 exits like a crash on its 3rd task (transpose: while x is made): the client must
 # exit non-zero with a line naming the lost worker, well inside the timeout.
 foreach(app transpose_sum merge)
   add_test(NAME appbench.${app}.worker_dies
