@@ -62,13 +62,23 @@ Task<std::vector<KeyInfo>> Client::compute(std::vector<TaskSpec> tasks) {
 
 Task<Value> Client::gather_one(KeyInfo key) {
   const std::string& address = topo_.worker_address(key.worker);
-  auto ch = co_await pool_->acquire(address);
   GetData req;  // built outside co_await: GCC 12 mishandles init-lists there
   req.keys.push_back(key.key);
-  co_await ch->send(req);
   auto msg = std::make_shared<Message>();
-  ControlMessage reply = co_await ch->recv(*msg);
-  pool_->release(address, std::move(ch));
+  ControlMessage reply;
+  try {
+    auto ch = co_await pool_->acquire(address);
+    co_await ch->send(req);
+    reply = co_await ch->recv(*msg);
+    pool_->release(address, std::move(ch));
+  } catch (const ProtocolError&) {
+    throw;  // the worker is there but answered nonsense: not a lost worker
+  } catch (const CommError& e) {
+    // The worker holding the key is gone (or unreachable): say which, as the scheduler
+    // does when it notices first.
+    throw ClientError("lost " + topo_.describe_worker(key.worker) + " while gathering '" + key.key +
+                      "': " + e.what());
+  }
   if (auto* miss = std::get_if<DataMissing>(&reply)) throw ClientError(miss->error);
   Data d = expect<Data>(std::move(reply), "reply to GetData");
   if (d.parts.size() != 1 || msg->frames.size() != 1 + d.parts[0])

@@ -106,7 +106,7 @@ template <typename C> void io(C& c, GraphDone& m) { c(m.graph); c(m.results); }
 template <typename C> void io(C& c, GraphFailed& m) { c(m.graph); c(m.error); }
 template <typename C> void io(C& c, Compute& m) { c(m.key); c(m.func); c(m.args); c(m.deps); }
 template <typename C> void io(C& c, TaskDone& m) { c(m.key); c(m.nbytes); }
-template <typename C> void io(C& c, TaskFailed& m) { c(m.key); c(m.error); }
+template <typename C> void io(C& c, TaskFailed& m) { c(m.key); c(m.error); c(m.lost_worker); }
 template <typename C> void io(C& c, Release& m) { c(m.keys); }
 template <typename C> void io(C& c, GetData& m) { c(m.keys); }
 template <typename C> void io(C& c, Data& m) { c(m.keys); c(m.parts); }

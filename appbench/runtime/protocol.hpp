@@ -87,6 +87,9 @@ struct TaskDone {  // worker -> scheduler
 struct TaskFailed {  // worker -> scheduler
   std::string key;
   std::string error;
+  // The worker whose connection broke while a dependency was fetched from it, else -1:
+  // the failure is then that worker's loss, not this task's.
+  int32_t lost_worker = -1;
 };
 struct Release {  // client -> scheduler -> workers: forget these keys
   std::vector<std::string> keys;
@@ -110,9 +113,9 @@ struct StatsReply {  // workers -> scheduler (one entry) and scheduler -> client
 };
 struct Shutdown {};
 
-using ControlMessage = std::variant<Hello, Submit, GraphDone, GraphFailed, Compute, TaskDone,
-                                    TaskFailed, Release, GetData, Data, DataMissing,
-                                    StatsRequest, StatsReply, Shutdown>;
+using ControlMessage =
+    std::variant<Hello, Submit, GraphDone, GraphFailed, Compute, TaskDone, TaskFailed, Release,
+                 GetData, Data, DataMissing, StatsRequest, StatsReply, Shutdown>;
 
 // Encodes one message (frame 0).
 std::vector<std::byte> encode(const ControlMessage& msg);

@@ -28,11 +28,6 @@ Scheduler::Scheduler(EventLoop& loop, const Topology& topo)
   stats_reset_ns_ = EventLoop::now_ns();
 }
 
-std::string Scheduler::describe_worker(int index) const {
-  return "worker " + std::to_string(index) + " (rank " + std::to_string(topo_.worker_rank(index)) +
-         ", " + topo_.worker_address(index) + ")";
-}
-
 Task<void> Scheduler::serve(std::unique_ptr<Channel> ch, Hello hello) {
   if (hello.role == Role::worker) {
     if (hello.index < 0 || hello.index >= topo_.workers() ||
@@ -264,7 +259,13 @@ Task<void> Scheduler::on_task_done(int worker, TaskDone d) {
 Task<void> Scheduler::on_task_failed(int worker, TaskFailed f) {
   auto it = keys_.find(f.key);
   uint64_t graph = it == keys_.end() ? 0 : it->second.graph;
-  std::string error = "task '" + f.key + "' failed on " + describe_worker(worker) + ": " + f.error;
+  // A peer's broken connection is that peer's loss, whoever noticed it first: name it as
+  // on_worker_lost does (the lost worker's own connection may break a moment later).
+  std::string error =
+      f.lost_worker >= 0 && f.lost_worker < topo_.workers()
+          ? "lost " + topo_.describe_worker(f.lost_worker) + ", seen by task '" + f.key + "' on " +
+                topo_.describe_worker(worker) + ": " + f.error
+          : "task '" + f.key + "' failed on " + topo_.describe_worker(worker) + ": " + f.error;
   co_await fail_graph(graph, error);
 }
 
@@ -322,7 +323,7 @@ Task<void> Scheduler::on_stats_reply(StatsReply r) {
 Task<void> Scheduler::on_worker_lost(int worker, const std::string& why) {
   WorkerSlot& slot = workers_[static_cast<size_t>(worker)];
   slot.alive = false;
-  std::string error = "lost " + describe_worker(worker) + ": " + why;
+  std::string error = "lost " + topo_.describe_worker(worker) + ": " + why;
   // Every pending graph fails; with none pending the client still hears of it at once
   // (graph 0), so a wait of any kind ends instead of hanging.
   std::vector<uint64_t> pending;

@@ -64,7 +64,6 @@ class Scheduler {
     return to_client_encoded(encode(m));
   }
   Task<void> to_client_encoded(std::vector<std::byte> bytes);
-  std::string describe_worker(int index) const;
 
   EventLoop& loop_;
   const Topology& topo_;

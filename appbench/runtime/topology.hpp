@@ -29,6 +29,8 @@ struct Topology {
   bool is_client() const { return rank == client_rank(); }
   bool is_worker() const { return rank >= first_worker_rank(); }
   int worker_index() const { return rank - first_worker_rank(); }
+  // "worker W (rank R, ADDRESS)": how every error names a worker.
+  std::string describe_worker(int index) const;
 };
 
 const char* to_string(Layout l);

@@ -124,6 +124,7 @@ Task<void> Worker::fetch(std::string key, int holder) {
   const std::string& address = topo_.worker_address(holder);
   auto msg = std::make_shared<Message>();
   std::string error;
+  bool lost = false;  // the holder's connection broke (it is gone), vs. a refusal
   try {
     uint64_t t0 = EventLoop::now_ns();
     auto ch = co_await pool_->acquire(address);
@@ -151,6 +152,11 @@ Task<void> Worker::fetch(std::string key, int holder) {
         work_.set();
       }
     co_return;
+  } catch (const ProtocolError& e) {
+    error = e.what();
+  } catch (const CommError& e) {
+    error = e.what();
+    lost = true;
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -158,7 +164,7 @@ Task<void> Worker::fetch(std::string key, int holder) {
   fetching_.erase(key);
   std::string why = fetch_error(key, holder, error);
   for (auto& w : waiters) {
-    ControlMessage msg = TaskFailed{w->task.key, why};
+    ControlMessage msg = TaskFailed{w->task.key, why, lost ? holder : -1};
     co_await report(msg);
   }
 }
