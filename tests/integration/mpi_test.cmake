@@ -18,8 +18,7 @@ function(commbench_mpi_test name np)
   else()
     add_test(NAME ${name} COMMAND ${launcher} ${T_COMMAND})
   endif()
-  set(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-          ASAN_OPTIONS=detect_leaks=0)
+  set(env ${COMMBENCH_LEAKCHECK_ENV})
   set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}"
                                           PROCESSORS ${np})
   if(T_WILL_FAIL)
@@ -37,5 +36,5 @@ function(commbench_error_test name np regex)
   add_test(NAME ${name}
            COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh "${regex}" ${launcher} ${ARGN})
   set_tests_properties(${name} PROPERTIES TIMEOUT 60 ENVIRONMENT
-    "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;ASAN_OPTIONS=detect_leaks=0")
+    "${COMMBENCH_LEAKCHECK_ENV}")
 endfunction()
