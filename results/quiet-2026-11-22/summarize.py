@@ -34,8 +34,9 @@ def table(name, metric, raw, title, unit):
 def apps():
     print("\n### Applications: 2 workers, compact layout, median of 5 runs after 5 warm-up runs\n")
     print("| backend:policy | transpose-sum 8192² / 2048² wall (s) | comm (s, sum) | "
-          "merge 1e6 rows/worker wall (s) | comm (s, sum) | all validated |")
-    print("|---|---|---|---|---|---|")
+          "throughput (MB/s of comm) | merge 1e6 rows/worker wall (s) | comm (s, sum) | "
+          "Mrows/s | all validated |")
+    print("|---|---|---|---|---|---|---|---|")
     med = {}
     for tag in ["tcp", "mpi-cooperative", "mpi-batched", "ucx-polling", "ucx-cooperative", "ucx-event"]:
         t, m = load(f"transpose-{tag}.csv"), load(f"merge-{tag}.csv")
@@ -43,10 +44,12 @@ def apps():
         mw = statistics.median(float(x["wall_s"]) for x in m)
         tc = statistics.median(float(x["comm_s"]) for x in t)
         mc = statistics.median(float(x["comm_s"]) for x in m)
+        tt = statistics.median(float(x["throughput_MBps"]) for x in t)
+        mr = statistics.median(float(x["rows_per_s"]) for x in m) / 1e6
         ok = all(x["validated"] == "1" for x in t + m)
         med[tag] = (tw, mw)
-        print(f"| {tag.replace('-', ':')} | {tw:.3f} | {tc:.3f} | {mw:.3f} | {mc:.3f} | "
-              f"{'yes' if ok else 'NO'} |")
+        print(f"| {tag.replace('-', ':')} | {tw:.3f} | {tc:.3f} | {tt:.0f} | {mw:.3f} | {mc:.3f} | "
+              f"{mr:.1f} | {'yes' if ok else 'NO'} |")
     best = {fam: min((v for k, v in med.items() if k.startswith(fam)), key=lambda v: v[0])
             for fam in ["tcp", "mpi", "ucx"]}
     tr = {fam: best[fam][0] / best["mpi"][0] for fam in best}
