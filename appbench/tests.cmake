@@ -18,6 +18,19 @@ endif()
 # Leak detection on (ASan preset): the runtime's own allocations are checked at every
 # rank's exit, MPI_Init's are suppressed (tests/sanitizers/lsan.supp).
 set(_env ${COMMBENCH_LEAKCHECK_ENV})
+# _appbench_test(NAME EXIT REGEX TIMEOUT CMD...): CMD must exit zero (and print REGEX, and
+# no "validation: FAILED" or error line) or nonzero (and print REGEX); see expect_exit.cmake.
+function(_appbench_test name exit regex timeout)
+  set(extra)
+  if(exit STREQUAL "zero")
+    set(extra "-DFAIL_REGEX=validation: FAILED|: error")
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} "-DCMD=${ARGN}" "-DEXIT=${exit}" "-DREGEX=${regex}" ${extra}
+                   -P ${CMAKE_SOURCE_DIR}/tests/integration/expect_exit.cmake)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${_env}" TIMEOUT ${timeout})
+endfunction()
+
 # Small but not trivial: N is not a multiple of C (edge blocks), several blocks per worker.
 set(_transpose_args -n 600 -c 160 --runs 2)
 set(_merge_args --chunk-size 30000 --runs 2)
@@ -26,19 +39,14 @@ foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
   foreach(np 3 4)
     foreach(layout compact dask)
       foreach(app transpose_sum merge)
-        set(_name appbench.${app}.${backend}.np${np}.${layout})
         if(app STREQUAL "transpose_sum")
           set(_args ${_transpose_args})
         else()
           set(_args ${_merge_args})
         endif()
-        # Exit 0 and "validation: PASSED" both: a crash after validating is a failure.
-        add_test(NAME ${_name}
-                 COMMAND ${CMAKE_COMMAND}
-                         "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};${np};$<TARGET_FILE:${app}>;--backend;${backend};--layout;${layout};--timeout;100;${_args}"
-                         "-DREGEX=validation: PASSED" "-DFAIL_REGEX=validation: FAILED|: error"
-                         -P ${CMAKE_SOURCE_DIR}/tests/integration/expect_success.cmake)
-        set_tests_properties(${_name} PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120)
+        _appbench_test(appbench.${app}.${backend}.np${np}.${layout} zero "validation: PASSED" 120
+                       ${_launch} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:${app}>
+                       --backend ${backend} --layout ${layout} --timeout 100 ${_args})
       endforeach()
     endforeach()
   endforeach()
@@ -48,49 +56,30 @@ endforeach()
 # while it is still reading a worker connection that has not hung up yet; before the
 # ChannelSet teardown, 5 of 6 tcp runs validated and then crashed at exit (rc 139/134).
 foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
-  add_test(NAME appbench.transpose_sum.${backend}.clean_exit
-           COMMAND ${CMAKE_COMMAND}
-                   "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};3;$<TARGET_FILE:transpose_sum>;--backend;${backend};--timeout;100;-n;2048;-c;512;--runs;2"
-                   "-DREGEX=validation: PASSED" "-DFAIL_REGEX=validation: FAILED|: error"
-                   -P ${CMAKE_SOURCE_DIR}/tests/integration/expect_success.cmake)
-  set_tests_properties(appbench.transpose_sum.${backend}.clean_exit
-                       PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120)
+  _appbench_test(appbench.transpose_sum.${backend}.clean_exit zero "validation: PASSED" 120
+                 ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:transpose_sum>
+                 --backend ${backend} --timeout 100 -n 2048 -c 512 --runs 2)
 endforeach()
 
 # Worker 1 exits like a crash on its 3rd task (transpose: while x is made): the client must
 # exit non-zero with a line naming the lost worker, well inside the timeout.
 foreach(app transpose_sum merge)
-  add_test(NAME appbench.${app}.worker_dies
-           COMMAND ${CMAKE_COMMAND}
-                   "-DCMD=${_launch_faults};${MPIEXEC_NUMPROC_FLAG};3;$<TARGET_FILE:${app}>;--backend;tcp;--timeout;60;--test-kill-worker;1:3;--runs;2"
-                   "-DREGEX=lost worker 1 \\(rank 2"
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
-  set_tests_properties(appbench.${app}.worker_dies PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 90)
+  _appbench_test(appbench.${app}.worker_dies nonzero "lost worker 1 \\(rank 2" 90
+                 ${_launch_faults} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:${app}> --backend tcp
+                 --timeout 60 --test-kill-worker 1:3 --runs 2)
 endforeach()
 
 # Too few ranks for a layout, and a bad option: one clear line, non-zero exit.
-add_test(NAME appbench.too_few_ranks
-         COMMAND ${CMAKE_COMMAND}
-                 "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};2;$<TARGET_FILE:transpose_sum>;--layout;dask"
-                 "-DREGEX=--layout dask needs at least 3 ranks"
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
-add_test(NAME appbench.bad_option
-         COMMAND ${CMAKE_COMMAND}
-                 "-DCMD=$<TARGET_FILE:merge>;--frac-match;2"
-                 "-DREGEX=--frac-match must be in"
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
-set_tests_properties(appbench.too_few_ranks appbench.bad_option
-                     PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 60)
+_appbench_test(appbench.too_few_ranks nonzero "--layout dask needs at least 3 ranks" 60
+               ${_launch} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:transpose_sum> --layout dask)
+_appbench_test(appbench.bad_option nonzero "--frac-match must be in" 60
+               $<TARGET_FILE:merge> --frac-match 2)
 
 # Bad input, one case per line: NAME RANKS APP REGEX ARGS... Each must exit non-zero with
 # one line that matches, before anything is allocated or timed (no hang, no partial CSV).
 function(_appbench_bad name np app regex)
-  add_test(NAME appbench.bad_${name}
-           COMMAND ${CMAKE_COMMAND}
-                   "-DCMD=${_launch};${MPIEXEC_NUMPROC_FLAG};${np};$<TARGET_FILE:${app}>;${ARGN}"
-                   "-DREGEX=${regex}"
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/expect_failure.cmake)
-  set_tests_properties(appbench.bad_${name} PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 60)
+  _appbench_test(appbench.bad_${name} nonzero "${regex}" 60
+                 ${_launch} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:${app}> ${ARGN})
 endfunction()
 _appbench_bad(size_zero 3 transpose_sum "--size: Value 0 not in range" -n 0)
 _appbench_bad(chunk_zero 3 transpose_sum "--chunk: Value 0 not in range" -c 0)

@@ -6,6 +6,10 @@ void ChannelSet::abort_all() noexcept {
   for (Channel* ch : live_) ch->abort();
 }
 
+bool peer_is_gone(const std::exception& e) noexcept {
+  return dynamic_cast<const CommClosedError*>(&e) || dynamic_cast<const ConnectError*>(&e);
+}
+
 Channel::Channel(ChannelSet& set, std::unique_ptr<Comm> comm)
     : set_(set), comm_(std::move(comm)), write_lock_(set.loop()) {
   set_.add(this);

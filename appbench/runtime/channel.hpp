@@ -69,6 +69,10 @@ class ConnectionPool {
   size_t opened_ = 0;
 };
 
+// Whether `e`, raised while talking to a peer, means the peer is gone: its connection
+// broke or it cannot be reached (as opposed to a peer that answered nonsense).
+bool peer_is_gone(const std::exception& e) noexcept;
+
 // Throws ProtocolError("<context>: expected X, got Y") unless `m` holds a T.
 template <typename T>
 T expect(ControlMessage&& m, const std::string& context);

@@ -7,7 +7,6 @@
 // a coroutine that resumes into freed memory).
 #pragma once
 
-#include <cstddef>
 #include <unordered_set>
 
 namespace commbench {
@@ -28,7 +27,6 @@ class ChannelSet {
   // Channel registers itself for its lifetime.
   void add(Channel* ch) { live_.insert(ch); }
   void remove(Channel* ch) noexcept { live_.erase(ch); }
-  size_t size() const noexcept { return live_.size(); }
   // Aborts every channel (no I/O; the peers see a reset). Channels stay registered until
   // their owners destroy them.
   void abort_all() noexcept;

@@ -9,7 +9,6 @@ namespace commbench::app {
 Client::Client(ChannelSet& channels, const Topology& topo, Backend& backend,
                std::chrono::nanoseconds connect_timeout)
     : channels_(channels),
-      loop_(channels.loop()),
       topo_(topo),
       timeout_(connect_timeout),
       connector_(backend.make_connector()) {
@@ -25,9 +24,10 @@ Task<void> Client::connect() {
     co_await scheduler_->send(msg);
   }
   try {
-    Hello ready = co_await with_timeout(loop_, timeout_, [&](CancelToken t) -> Task<Hello> {
-      co_return expect<Hello>(co_await scheduler_->recv(in_, t), "scheduler handshake");
-    });
+    Hello ready =
+        co_await with_timeout(channels_.loop(), timeout_, [&](CancelToken t) -> Task<Hello> {
+          co_return expect<Hello>(co_await scheduler_->recv(in_, t), "scheduler handshake");
+        });
     if (ready.index != topo_.workers())
       throw ClientError("scheduler reports " + std::to_string(ready.index) + " workers, expected " +
                         std::to_string(topo_.workers()));
@@ -71,9 +71,8 @@ Task<Value> Client::gather_one(KeyInfo key) {
     co_await ch->send(req);
     reply = co_await ch->recv(*msg);
     pool_->release(address, std::move(ch));
-  } catch (const ProtocolError&) {
-    throw;  // the worker is there but answered nonsense: not a lost worker
-  } catch (const CommError& e) {
+  } catch (const std::exception& e) {
+    if (!peer_is_gone(e)) throw;
     // The worker holding the key is gone (or unreachable): say which, as the scheduler
     // does when it notices first.
     throw ClientError("lost " + topo_.describe_worker(key.worker) + " while gathering '" + key.key +

@@ -44,8 +44,7 @@ class Client {
   Task<ControlMessage> await_reply();
   Task<Value> gather_one(KeyInfo key);
 
-  ChannelSet& channels_;
-  EventLoop& loop_;
+  ChannelSet& channels_;  // and through it the loop
   const Topology& topo_;
   std::chrono::nanoseconds timeout_;
   std::unique_ptr<Connector> connector_;

@@ -14,14 +14,13 @@ namespace commbench::app {
 Worker::Worker(ChannelSet& channels, const Topology& topo, Backend& backend,
                const FunctionTable& fns, WorkerOptions opts)
     : channels_(channels),
-      loop_(channels.loop()),
       topo_(topo),
       index_(topo.worker_index()),
       backend_(backend),
       fns_(fns),
       opts_(opts),
-      fetch_slots_(loop_, std::max<size_t>(1, opts.fetch_concurrency)),
-      work_(loop_) {
+      fetch_slots_(channels.loop(), std::max<size_t>(1, opts.fetch_concurrency)),
+      work_(channels.loop()) {
   stats_reset_ns_ = EventLoop::now_ns();
   cpu_at_reset_ns_ = process_cpu_ns();
 }
@@ -91,7 +90,7 @@ void Worker::on_compute(Compute c) {
     auto& waiters = fetching_[dep.key];
     bool start = waiters.empty();
     waiters.push_back(p);
-    if (start) spawn(loop_, fetch(dep.key, dep.worker));
+    if (start) spawn(channels_.loop(), fetch(dep.key, dep.worker));
   }
   if (p->missing == 0) {
     ready_.push_back(std::move(p));
@@ -124,7 +123,7 @@ Task<void> Worker::fetch(std::string key, int holder) {
   const std::string& address = topo_.worker_address(holder);
   auto msg = std::make_shared<Message>();
   std::string error;
-  bool lost = false;  // the holder's connection broke (it is gone), vs. a refusal
+  bool lost = false;  // the holder is gone (vs. a refusal or a bad reply)
   try {
     uint64_t t0 = EventLoop::now_ns();
     auto ch = co_await pool_->acquire(address);
@@ -152,13 +151,9 @@ Task<void> Worker::fetch(std::string key, int holder) {
         work_.set();
       }
     co_return;
-  } catch (const ProtocolError& e) {
-    error = e.what();
-  } catch (const CommError& e) {
-    error = e.what();
-    lost = true;
   } catch (const std::exception& e) {
     error = e.what();
+    lost = peer_is_gone(e);
   }
   auto waiters = std::move(fetching_[key]);
   fetching_.erase(key);
@@ -171,9 +166,7 @@ Task<void> Worker::fetch(std::string key, int holder) {
 
 std::string Worker::fetch_error(const std::string& key, int holder,
                                 const std::string& error) const {
-  return "fetching '" + key + "' from worker " + std::to_string(holder) + " (rank " +
-         std::to_string(topo_.worker_rank(holder)) + ", " + topo_.worker_address(holder) +
-         ") failed: " + error;
+  return "fetching '" + key + "' from " + topo_.describe_worker(holder) + " failed: " + error;
 }
 
 const Value* Worker::find(const std::string& key) const {
@@ -208,7 +201,7 @@ Task<void> Worker::run_task(std::shared_ptr<Pending> p) {
       inputs.push_back(v);
     }
     const TaskFunction& fn = fns_.get(c.func);
-    TaskContext ctx(loop_, opts_.slice_ns);
+    TaskContext ctx(channels_.loop(), opts_.slice_ns);
     uint64_t t0 = EventLoop::now_ns();
     Value out = co_await fn(ctx, inputs, c.args);
     task_ns_ += EventLoop::now_ns() - t0;

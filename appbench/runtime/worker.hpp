@@ -65,8 +65,7 @@ class Worker {
   const Value* find(const std::string& key) const;
   std::string fetch_error(const std::string& key, int holder, const std::string& error) const;
 
-  ChannelSet& channels_;
-  EventLoop& loop_;
+  ChannelSet& channels_;  // and through it the loop
   const Topology& topo_;
   int index_;
   Backend& backend_;

@@ -11,10 +11,10 @@ function(commbench_mpi_test name np)
     list(APPEND launcher --oversubscribe)
   endif()
   if(T_PASS_REGEX)
-    # The exit code must be 0 as well (see expect_success.cmake).
+    # The exit code must be 0 as well (see expect_exit.cmake).
     add_test(NAME ${name}
-             COMMAND ${CMAKE_COMMAND} "-DCMD=${launcher};${T_COMMAND}" "-DREGEX=${T_PASS_REGEX}"
-                     -P ${CMAKE_SOURCE_DIR}/tests/integration/expect_success.cmake)
+             COMMAND ${CMAKE_COMMAND} "-DCMD=${launcher};${T_COMMAND}" -DEXIT=zero
+                     "-DREGEX=${T_PASS_REGEX}" -P ${CMAKE_SOURCE_DIR}/tests/integration/expect_exit.cmake)
   else()
     add_test(NAME ${name} COMMAND ${launcher} ${T_COMMAND})
   endif()
