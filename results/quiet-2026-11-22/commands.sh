@@ -19,6 +19,26 @@ run mpi-bw $mpirun -np 2 $bin/microbench/bandwidth --backend mpi:cooperative,mpi
 run mpi-bw-shared $mpirun -np 2 $bin/microbench/bandwidth --backend mpi:cooperative,mpi:batched,raw-mpi --recv-buffers shared -b 1M -e 64M -f 4 --iters 20 --iters-large 10 --reps 5 --csv $out/bandwidth-mpi-shared.csv
 run ucx-lat $mpirun -np 2 $bin/microbench/pingpong --backend ucx:polling,ucx:cooperative,ucx:event,raw-ucx -b 1 -e 4K --reps 5 --csv $out/pingpong-ucx.csv
 run ucx-bw $mpirun -np 2 $bin/microbench/bandwidth --backend ucx:polling,ucx:cooperative,raw-ucx -b 1M -e 64M -f 4 --iters 20 --iters-large 10 --reps 5 --csv $out/bandwidth-ucx.csv
+# MPI inline budget (backends/mpi/mpi_wire.hpp, kDefaultEagerBudget): the same sizes with
+# frames packed behind the header up to 16 KiB and up to just under the library's eager
+# limit (Open MPI vader 4 KiB; MPICH ch4 16 KiB), each ratio within its invocation.
+for e in 16384 4000; do
+  run mpi-eager $mpirun -np 2 $bin/microbench/pingpong --backend mpi:cooperative,raw-mpi --backend-opt eager=$e -b 4K -e 16K --reps 5 --csv $out/eager-pingpong-openmpi-$e.csv
+  run mpi-eager $mpirun -np 2 $bin/microbench/bandwidth --backend mpi:cooperative,raw-mpi --backend-opt eager=$e -b 4K -e 16K --reps 5 --csv $out/eager-bandwidth-openmpi-$e.csv
+done
+for e in 16384 3968; do
+  run mpi-eager-mpich mpirun.mpich -np 2 build/mpich/microbench/pingpong --backend mpi:cooperative,raw-mpi --backend-opt eager=$e -b 4K -e 16K --reps 5 --csv $out/eager-pingpong-mpich-$e.csv
+done
+# UCX: does moving the payload by the 20-byte header change the ratio? One invocation per
+# size S (S and S + 20), coroutine and raw interleaved in each.
+for sz in 128 148 512 532 2048 2068; do
+  run ucx-shift $mpirun -np 2 $bin/microbench/pingpong --backend ucx:cooperative,raw-ucx -b $sz -e $sz --reps 5 --csv $out/shift-pingpong-ucx-$sz.csv
+done
+# UCX without CMA (UCX_TLS=^cma, how kill_worker_merge_ucx_nocma runs) next to the default:
+# two invocations back to back, each with its raw baseline; the CMA cost is raw-ucx's
+# bandwidth across the two (UCX_TLS is per process, so it cannot share one invocation).
+run ucx-cma env UCX_TLS=^cma $mpirun -x UCX_TLS -np 2 $bin/microbench/bandwidth --backend ucx:polling,raw-ucx -b 1M -e 16M -f 4 --iters 10 --iters-large 10 --reps 3 --csv $out/cma-bandwidth-ucx-nocma.csv
+run ucx-cma $mpirun -np 2 $bin/microbench/bandwidth --backend ucx:polling,raw-ucx -b 1M -e 16M -f 4 --iters 10 --iters-large 10 --reps 3 --csv $out/cma-bandwidth-ucx-default.csv
 # Application benchmarks (issue 5): 2 workers, compact layout, defaults (transpose-sum
 # 8192^2 in 2048^2 chunks; merge 1,000,000 rows per worker), every backend and policy.
 apps="tcp mpi:cooperative mpi:batched ucx:polling ucx:cooperative ucx:event"

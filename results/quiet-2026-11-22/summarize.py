@@ -84,6 +84,25 @@ def interleaved():
               f"{len(wall[(app, 'tcp')])} |")
 
 
+def side(pattern, col, unit, title):
+    """One line per file: every size's coroutine / raw figure and their ratio (one invocation each)."""
+    files = sorted(glob.glob(os.path.join(HERE, pattern)))
+    if not files:
+        return
+    print(f"\n### {title} ({pattern}, {col}: coroutine / raw {unit})\n")
+    for f in files:
+        med = {}
+        for r in load(os.path.basename(f)):
+            med.setdefault((int(r["size_bytes"]), r["backend"]), []).append(float(r[col]))
+        med = {k: statistics.median(v) for k, v in med.items()}
+        raw = next(b for _, b in med if b.startswith("raw"))
+        ours = next(b for _, b in med if not b.startswith("raw"))
+        sizes = sorted({s for s, _ in med})
+        cells = [f"{s} B {med[(s, ours)]:.3f} / {med[(s, raw)]:.3f} = {med[(s, ours)] / med[(s, raw)]:.2f}x"
+                 for s in sizes]
+        print(f"- {os.path.basename(f)}: " + "; ".join(cells))
+
+
 table("pingpong-tcp.csv", "latency_us_p50", "raw-tcp", "TCP one-way latency, p50", "µs")
 table("bandwidth-tcp.csv", "bandwidth_MBps", "raw-tcp", "TCP bandwidth, median", "MB/s")
 table("pingpong-mpi.csv", "latency_us_p50", "raw-mpi", "MPI one-way latency, p50", "µs")
@@ -93,3 +112,7 @@ table("bandwidth-mpi-shared.csv", "bandwidth_MBps", "raw-mpi",
 table("pingpong-ucx.csv", "latency_us_p50", "raw-ucx", "UCX one-way latency, p50", "µs")
 table("bandwidth-ucx.csv", "bandwidth_MBps", "raw-ucx", "UCX bandwidth, per-message receive buffers", "MB/s")
 apps()
+side("eager-pingpong-*.csv", "latency_us_p50", "µs", "MPI inline budget, one-way latency (commands.sh mpi-eager, mpi-eager-mpich)")
+side("eager-bandwidth-*.csv", "bandwidth_MBps", "MB/s", "MPI inline budget, bandwidth (commands.sh mpi-eager)")
+side("shift-pingpong-ucx-*.csv", "latency_us_p50", "µs", "UCX payload shifted by the header (commands.sh ucx-shift)")
+side("cma-bandwidth-ucx-*.csv", "bandwidth_MBps", "MB/s", "UCX with and without CMA (commands.sh ucx-cma)")
