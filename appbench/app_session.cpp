@@ -59,9 +59,8 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
   app.add_option("--runs", opts_.runs, "Timed repetitions (one CSV row each)")
       ->capture_default_str();
   app.add_option("--warmup", opts_.warmup,
-                 "Untimed repetitions before them: open connections and let the memory pool "
-                 "grow to its steady state (at the default transpose size the first 5 runs "
-                 "are up to 2x slower)")
+                 "Untimed repetitions before them: open connections and reach the steady "
+                 "state (at the default transpose size the first 5 runs are up to 2x slower)")
       ->capture_default_str();
   app.add_option("--csv", opts_.csv,
                  "Write one tidy CSV row per repetition here (+ .json sidecar)");

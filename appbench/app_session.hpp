@@ -25,10 +25,9 @@ struct AppOptions {
   std::string layout = "compact";
   std::string preset = "default";
   size_t runs = 5;
-  // Untimed repetitions first. A rank's memory pool keeps growing while the runs get
-  // faster and more blocks are in flight at once: at the default transpose-sum size the
-  // workers still map new 32 MiB blocks, and the wall time still falls, up to the fifth
-  // run (results/quiet-2026-11-22/SUMMARY.md); timed runs start after that.
+  // Untimed repetitions first: at the default transpose-sum size a fresh process's runs
+  // 2-5 are up to 2x slower than the steady state (cause not found; not the memory pool,
+  // which stops growing in the first run: results/quiet-2026-11-22/SUMMARY.md).
   size_t warmup = 5;
   std::string csv;
   std::string transfer_log;
