@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
 
 #include "comm/errors.hpp"
 #include "reliability_support.hpp"
@@ -38,6 +41,24 @@ class LoadSuite : public LoopFixture {
       }
       --live_;
     };
+  }
+  // The descriptor count once the backend has finished what the last closes started: a
+  // closed connection's sockets may be released by a later progress call (a UCX endpoint
+  // force-closed by the side that read the close packet completes its close there). On a
+  // loaded machine the last warm-up cycle's two sockets were still open when the count
+  // before the cycles was taken: 44, then 42 after them. Samples every 10 ms, bounded at
+  // 5 s: stops at the first count <= `target` or, with no target, when the count has not
+  // moved for 500 ms.
+  Task<size_t> settled_fds(CancelToken t, std::optional<size_t> target = {}) {
+    size_t n = open_fds(), steady = 0;
+    for (int i = 0; i < 500; ++i) {
+      if (target ? n <= *target : steady >= 50) break;
+      co_await loop_.sleep_for(10ms, t);
+      size_t m = open_fds();
+      steady = m == n ? steady + 1 : 0;
+      n = m;
+    }
+    co_return n;
   }
   size_t live_ = 0, peak_ = 0, clean_ends_ = 0;
 };
@@ -104,7 +125,8 @@ TEST_P(LoadSuite, TenThousandConnectCloseCyclesLeakNothing) {
   // 10,000 on ucx was run by hand: fds 42 -> 42 (tests/README.md).
   const size_t kCycles = GetParam().scheme == "ucx" ? 1000 : 10000;
   constexpr size_t kWarmup = 20;
-  size_t fds_before = 0, tasks_before = 0, wrong = 0;
+  size_t fds_before = 0, fds_after = 0, tasks_before = 0, wrong = 0;
+  std::map<int, std::string> fd_list_before;
   auto t0 = std::chrono::steady_clock::now();
   run(
       [&](CancelToken t) -> Task<void> {
@@ -121,20 +143,25 @@ TEST_P(LoadSuite, TenThousandConnectCloseCyclesLeakNothing) {
         // Lazily created state (workers, endpoints caches, epoll slots) settles first.
         for (size_t i = 0; i < kWarmup; ++i) co_await cycle(i);
         while (live_ > 0) co_await loop_.sleep_for(1ms, t);
-        fds_before = open_fds();
+        fds_before = co_await settled_fds(t);
+        fd_list_before = fd_targets();
         tasks_before = loop_.live_detached();
         for (size_t i = 0; i < kCycles; ++i) co_await cycle(i);
         while (live_ > 0) co_await loop_.sleep_for(1ms, t);
+        fds_after = co_await settled_fds(t, fds_before);
       },
       240s);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(wrong, 0u);
   EXPECT_EQ(clean_ends_, kCycles + kWarmup);
-  EXPECT_EQ(open_fds(), fds_before) << "descriptors leaked over " << kCycles << " cycles";
+  // At most as many as before: a per-cycle leak shows as >= kCycles more; the count
+  // before may still hold the last warm-up connection's sockets if their release lagged.
+  EXPECT_LE(fds_after, fds_before) << "descriptors leaked over " << kCycles
+                                   << " cycles:" << fd_difference(fd_list_before, fd_targets());
   EXPECT_EQ(loop_.live_detached(), tasks_before) << "detached tasks leaked";
   EXPECT_TRUE(handler_errors_.empty()) << handler_errors_.front();
   std::printf("[load] %s: %zu connect/close cycles in %.1f s, fds %zu -> %zu\n",
-              GetParam().scheme.c_str(), kCycles, secs, fds_before, open_fds());
+              GetParam().scheme.c_str(), kCycles, secs, fds_before, fds_after);
 }
 
 // Both ends write and read concurrently on one comm: 500 multi-frame messages each way,

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <fstream>
@@ -65,6 +66,36 @@ size_t open_fds() {
     --n;  // the descriptor opendir itself holds
   }
   return n;
+}
+
+std::map<int, std::string> fd_targets() {
+  std::map<int, std::string> out;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    const int own = dirfd(d);
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      const int fd = std::atoi(e->d_name);
+      if (fd == own) continue;
+      char buf[256];
+      const std::string path = std::string("/proc/self/fd/") + e->d_name;
+      const ssize_t n = readlink(path.c_str(), buf, sizeof buf - 1);
+      out[fd] = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
+    }
+    closedir(d);
+  }
+  return out;
+}
+
+std::string fd_difference(const std::map<int, std::string>& before,
+                          const std::map<int, std::string>& after) {
+  std::string out;
+  for (const auto& [fd, target] : after) {
+    auto it = before.find(fd);
+    if (it == before.end() || it->second != target) out += " +" + std::to_string(fd) + "=" + target;
+  }
+  for (const auto& [fd, target] : before)
+    if (!after.contains(fd)) out += " -" + std::to_string(fd) + "=" + target;
+  return out.empty() ? " (none)" : out;
 }
 
 size_t rss_kib() {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -30,7 +31,9 @@ std::vector<BackendParam> all_backend_params();
 std::vector<BackendParam> default_backend_params();
 std::string param_name(const ::testing::TestParamInfo<BackendParam>& info);
 // So failures print "tcp:epoll" instead of the object's bytes.
-inline void PrintTo(const BackendParam& p, std::ostream* os) { *os << p.scheme << ":" << p.progress; }
+inline void PrintTo(const BackendParam& p, std::ostream* os) {
+  *os << p.scheme << ":" << p.progress;
+}
 
 // Byte i of frame f of message m.
 std::byte pattern_byte(size_t m, size_t f, size_t i);
@@ -46,6 +49,11 @@ size_t wrong_bytes(const Message& m, size_t id, const std::vector<size_t>& sizes
 
 // Open descriptors of this process (/proc/self/fd).
 size_t open_fds();
+// Open descriptors with what each points to ("socket:[123]", "anon_inode:[eventfd]"…),
+// and the change between two such lists, so a count that differs names its culprits.
+std::map<int, std::string> fd_targets();
+std::string fd_difference(const std::map<int, std::string>& before,
+                          const std::map<int, std::string>& after);
 // Current resident set size in KiB (VmRSS of /proc/self/status).
 size_t rss_kib();
 // Raises the soft RLIMIT_NOFILE to at least `want` (up to the hard limit); returns it.
