@@ -36,7 +36,8 @@ RankService parse_mpi_address(const std::string& address) {
   };
   auto colon = loc.find(':');
   std::string_view r = std::string_view(loc).substr(0, colon);
-  std::string_view s = colon == std::string::npos ? std::string_view() : std::string_view(loc).substr(colon + 1);
+  std::string_view s =
+      colon == std::string::npos ? std::string_view() : std::string_view(loc).substr(colon + 1);
   RankService out;
   auto num = [&](std::string_view v, int& into) {
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), into);
@@ -47,7 +48,9 @@ RankService parse_mpi_address(const std::string& address) {
   return out;
 }
 
-std::string rank_address(int rank) { return "mpi://" + std::to_string(rank); }
+std::string rank_address(int rank) {
+  return "mpi://" + std::to_string(rank);
+}
 
 Task<void> serve(std::shared_ptr<CommHandler> handler, std::unique_ptr<Comm> comm) {
   co_await (*handler)(std::move(comm));
@@ -130,9 +133,11 @@ class MpiConnector final : public Connector {
     auto backoff = 1ms;
     for (;;) {
       int tag = ctx.alloc_tag();
+      int lane = ctx.alloc_lane(rs.rank);
       ConnectRequest req;
       req.service = rs.service;
       req.reply_tag = tag;
+      req.reply_lane = static_cast<uint16_t>(lane + 1);
       req.nonce = next_nonce(ctx.rank());
       auto req_buf = std::make_unique<std::byte[]>(sizeof req);
       std::memcpy(req_buf.get(), &req, sizeof req);
@@ -140,8 +145,8 @@ class MpiConnector final : public Connector {
       Op rop, sop;
       rop.engine = sop.engine = engine_.get();
       MPI_Irecv(&rep, sizeof rep, MPI_BYTE, rs.rank, tag, ctx.control(), &rop.req);
-      MPI_Isend(req_buf.get(), sizeof req, MPI_BYTE, rs.rank, Context::kTagConnect,
-                ctx.control(), &sop.req);
+      MPI_Isend(req_buf.get(), sizeof req, MPI_BYTE, rs.rank, Context::kTagConnect, ctx.control(),
+                &sop.req);
       bool cancelled = false;
       try {
         while (!co_await engine_->wait_batched(sop, token)) {
@@ -165,14 +170,17 @@ class MpiConnector final : public Connector {
         }
         // The listener may still accept and answer on this tag: never reuse it.
         ctx.leak_tag(tag);
+        ctx.leak_lane(rs.rank, lane);
         token.throw_cancelled("connect to " + address);
       }
-      if (rep.magic == ConnectReply::kMagic && rep.nonce == req.nonce && rep.status == 0) {
-        auto ch = ctx.open_channel(rs.rank, tag, rep.tag);
-        co_return std::make_unique<MpiComm>(engine_, std::move(ch), wire_,
-                                            rank_address(ctx.rank()), address);
+      if (rep.magic == ConnectReply::kMagic && rep.nonce == req.nonce && rep.status == 0 &&
+          rep.lane >= 0 && rep.lane <= Context::kLanes) {
+        auto ch = ctx.open_channel(rs.rank, tag, rep.tag, lane, rep.lane - 1);
+        co_return std::make_unique<MpiComm>(engine_, std::move(ch), wire_, rank_address(ctx.rank()),
+                                            address);
       }
       ctx.free_tag(tag);
+      ctx.free_lane(rs.rank, lane);
       last = rep.status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
                                    " of rank " + std::to_string(rs.rank)
                              : "the listener rejected the handshake";
@@ -192,8 +200,7 @@ class MpiConnector final : public Connector {
 
 class MpiBackend final : public Backend {
  public:
-  MpiBackend(EventLoop& loop, const BackendOptions& options)
-      : wire_(parse_wire_options(options)) {
+  MpiBackend(EventLoop& loop, const BackendOptions& options) : wire_(parse_wire_options(options)) {
     Progress progress = parse_progress(options.progress);
     auto it = options.extra.find("pair_comms");
     bool given = it != options.extra.end();

@@ -18,7 +18,9 @@ MpiComm::MpiComm(std::shared_ptr<Engine> engine, std::shared_ptr<Channel> ch,
   ch_->owner = this;
 }
 
-MpiComm::~MpiComm() { abort(); }
+MpiComm::~MpiComm() {
+  abort();
+}
 
 // --- state -------------------------------------------------------------------------------
 
@@ -43,8 +45,10 @@ void MpiComm::finish_local(bool cancel_sends) noexcept {
   // (its drain takes them). Ops left running are no longer tracked by this comm.
   for (Op* op = ops_.head; op;) {
     Op* next = op->next;
-    if (op->recv_channel || cancel_sends) engine_->abandon(*op);
-    else op->unlink();
+    if (op->recv_channel || cancel_sends)
+      engine_->abandon(*op);
+    else
+      op->unlink();
     op = next;
   }
   try {
@@ -63,7 +67,9 @@ void MpiComm::abort() noexcept {
   if (!closed_) finish_local(true);
 }
 
-void MpiComm::on_peer_closed() noexcept { fail_unmatchable_reads(); }
+void MpiComm::on_peer_closed() noexcept {
+  fail_unmatchable_reads();
+}
 
 void MpiComm::fail_unmatchable_reads() noexcept {
   if (!ch_->exhausted()) return;
@@ -93,9 +99,11 @@ void MpiComm::release(Staging s) noexcept {
   if (pool_.size() < 64) pool_.push_back(std::move(s));
 }
 
-void MpiComm::post_send(Op& op, const void* p, size_t bytes) {
+void MpiComm::post_send(Op& op, const void* p, size_t bytes, bool bare) {
   op.engine = engine_.get();
-  int rc = isend_bytes(p, bytes, ch_->peer, ch_->out_tag, ch_->comm, &op.req);
+  const Route& r = ch_->out;
+  int tag = r.on_lane() ? (bare ? kLaneTagBare : kLaneTagFramed) : r.tag;
+  int rc = isend_bytes(p, bytes, r.rank, tag, r.comm, &op.req);
   if (rc != MPI_SUCCESS) throw_mpi_error(rc, "send");
   ++ch_->sent;
   op.link(ops_);
@@ -104,7 +112,8 @@ void MpiComm::post_send(Op& op, const void* p, size_t bytes) {
 void MpiComm::post_recv(Op& op, void* p, size_t bytes) {
   op.engine = engine_.get();
   op.recv_channel = ch_.get();
-  int rc = irecv_bytes(p, bytes, ch_->peer, ch_->in_tag, ch_->comm, &op.req);
+  const Route& r = ch_->in;
+  int rc = irecv_bytes(p, bytes, r.rank, r.on_lane() ? MPI_ANY_TAG : r.tag, r.comm, &op.req);
   if (rc != MPI_SUCCESS) throw_mpi_error(rc, "receive");
   op.link(ops_);
 }
@@ -137,18 +146,60 @@ bool MpiComm::is_inline(size_t frame_bytes, size_t& budget) const noexcept {
   return true;
 }
 
+// --- bare messages ---------------------------------------------------------------------
+
+void MpiComm::read_bare(Message& into, size_t got) {
+  // The same checks as a header announcing one host frame of `got` bytes.
+  std::byte d[kFrameDescriptorBytes];
+  for (size_t i = 0; i < kFrameDescriptorBytes; ++i)
+    d[i] = static_cast<std::byte>((uint64_t{got} >> (8 * i)) & 0xff);
+  try {
+    if (wire_.limits.max_frames < 1) throw ProtocolError("message of 1 frame exceeds the limit");
+    decode_frame_descriptors(d, 1, wire_.limits, frames_in_);
+  } catch (const ProtocolError& e) {
+    protocol_error(e.what());
+  }
+  ch_->ctx.count_bare_received();
+  into.prepare_frames(1);
+  Buffer& f = into.prepare_frame(0, got, MemoryKind::host);
+  if (got > 0) std::memcpy(f.data, in_.get(), got);
+}
+
 // --- write -------------------------------------------------------------------------------
+
+bool MpiComm::goes_bare(const Message& msg) const noexcept {
+  return ch_->out.on_lane() && wire_.shape == WireShape::packed && msg.frames.size() == 1 &&
+         msg.frames[0].kind == MemoryKind::host && msg.frames[0].size <= wire_.eager;
+}
 
 Task<void> MpiComm::write(const Message& msg, CancelToken token) {
   check_writable();
+  if (goes_bare(msg)) {
+    // One host frame within the inline budget, on a lane: the tag says what it is, so
+    // it goes as it is, straight from the caller's buffer (the limits still apply).
+    std::byte header[kFixedHeaderBytes + kFrameDescriptorBytes];
+    encode_header(msg, header, wire_.limits);
+    Op op;
+    post_send(op, msg.frames[0].data, msg.frames[0].size, true);
+    try {
+      while (!co_await engine_->wait(op, token)) {
+      }
+    } catch (const std::exception&) {
+      abort();
+      throw;
+    }
+    co_return;
+  }
   const size_t nframes = msg.frames.size();
   const size_t hb = header_bytes(nframes);
   const bool packed = wire_.shape == WireShape::packed;
   size_t inline_bytes = 0, messages = packed ? 1 : 2;
   size_t budget = wire_.eager;
   for (const Buffer& f : msg.frames) {
-    if (packed && is_inline(f.size, budget)) inline_bytes += f.size;
-    else messages += chunks_for(f.size, wire_.chunk);
+    if (packed && is_inline(f.size, budget))
+      inline_bytes += f.size;
+    else
+      messages += chunks_for(f.size, wire_.chunk);
   }
   Staging s = acquire(hb + inline_bytes);
   encode_header(msg, {s.data.get(), hb}, wire_.limits);  // ProtocolError: nothing sent yet
@@ -207,6 +258,10 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
     while (!co_await engine_->wait(hop, token)) {
     }
     size_t got = received_bytes(hop.status);
+    if (ch_->in.on_lane() && hop.status.MPI_TAG == kLaneTagBare) {
+      read_bare(into, got);
+      co_return;
+    }
     uint32_t count = 0;
     try {
       count = decode_fixed_header({in_.get(), got}, wire_.limits);
@@ -215,7 +270,8 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
     }
     size_t hb = header_bytes(count);
     if (!packed) {
-      if (got != kFixedHeaderBytes) protocol_error("header message of " + std::to_string(got) + " bytes");
+      if (got != kFixedHeaderBytes)
+        protocol_error("header message of " + std::to_string(got) + " bytes");
       Op dop;
       post_recv(dop, in_.get() + kFixedHeaderBytes, hb - kFixedHeaderBytes);
       while (!co_await engine_->wait(dop, token)) {

@@ -1,12 +1,12 @@
-// One mpi:// connection: a Channel (peer, communicator, incoming/outgoing tags) driven
+// One mpi:// connection: a Channel (peer, incoming/outgoing routes) driven
 // through the backend's Engine. See mpi_wire.hpp for the message shapes and
 // mpi_context.hpp for the tag and close protocol.
 //
 // Ordering: MPI matches messages between two ranks on one (communicator, tag) in the
-// order they were posted, so a write posts all of its MPI messages without suspending
-// in between (no lock: concurrent writes cannot interleave) and then waits for them. A
-// read holds the read lock only until it has *posted* the receives of its message, so
-// the next read's header receive cannot match this message's frames.
+// order they were posted (on a lane every receive takes any tag, so there too), so a write posts
+// all of its MPI messages without suspending in between (no lock: concurrent writes cannot
+// interleave) and then waits for them. A read holds the read lock only until it has *posted* the
+// receives of its message, so the next read's header receive cannot match this message's frames.
 #pragma once
 
 #include <memory>
@@ -51,7 +51,8 @@ class MpiComm final : public Comm {
   void release(Staging s) noexcept;
   void check_writable() const;
   void check_readable() const;
-  void post_send(Op& op, const void* p, size_t bytes);
+  // bare: the message is one frame without header (lanes only, see mpi_wire.hpp).
+  void post_send(Op& op, const void* p, size_t bytes, bool bare = false);
   void post_recv(Op& op, void* p, size_t bytes);
   // Posts a frame of `bytes` as chunk messages into ops [first, first + chunks).
   size_t post_frame_sends(OpBatch& ops, size_t first, const std::byte* p, size_t bytes);
@@ -59,6 +60,8 @@ class MpiComm final : public Comm {
   Task<void> await_all(OpBatch& ops, size_t n, CancelToken token);
   Task<void> await_one(Op& op, CancelToken token);
   bool is_inline(size_t frame_bytes, size_t& budget) const noexcept;
+  bool goes_bare(const Message& msg) const noexcept;
+  void read_bare(Message& into, size_t got);
   void finish_local(bool cancel_sends) noexcept;
   [[noreturn]] void protocol_error(const std::string& why);
 

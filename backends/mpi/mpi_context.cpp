@@ -66,11 +66,23 @@ std::shared_ptr<Context> Context::acquire(PairMethod method, bool method_given) 
 }
 
 void Context::release_communicators() noexcept {
-  if (ctl_ != MPI_COMM_NULL) MPI_Comm_free(&ctl_);
+  // Control messages that arrived after the last engine stopped listening (a peer's
+  // last close notices): received here, or MPICH's UCX layer warns about each unmatched
+  // message as it shuts down ("unexpected tag-receive descriptor ... was not matched",
+  // once per rank in every run with two mpi backends). They are small, hence eager:
+  // receiving one cannot wait on the peer.
+  if (ctl_ != MPI_COMM_NULL) {
+    discard_arrived(MPI_ANY_SOURCE, MPI_ANY_TAG, ctl_);
+    MPI_Comm_free(&ctl_);
+  }
+  for (MPI_Comm& c : lanes_) MPI_Comm_free(&c);
+  lanes_.clear();
   free_pair_comms(pairs_);
 }
 
-Context* Context::current() noexcept { return g_context ? g_context->get() : nullptr; }
+Context* Context::current() noexcept {
+  return g_context ? g_context->get() : nullptr;
+}
 
 Context::Context(PairMethod method) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -82,12 +94,16 @@ Context::Context(PairMethod method) {
   double t0 = MPI_Wtime();
   MPI_Comm_dup(MPI_COMM_WORLD, &ctl_);
   pairs_ = build_pair_comms(MPI_COMM_WORLD, method);
+  lanes_.assign(kLanes, MPI_COMM_NULL);
+  for (MPI_Comm& c : lanes_) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  lanes_taken_.assign(static_cast<size_t>(size_), 0);
   stats_.setup_s = MPI_Wtime() - t0;
   // Errors come back as return codes: a truncated or failed request must become a
   // CommError on one connection, not abort the whole job.
   MPI_Comm_set_errhandler(ctl_, MPI_ERRORS_RETURN);
   for (MPI_Comm c : pairs_.by_peer)
     if (c != MPI_COMM_NULL) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  for (MPI_Comm c : lanes_) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
 }
 
 // --- tags and channels -------------------------------------------------------------------
@@ -108,17 +124,54 @@ int Context::alloc_tag() {
   return tag;
 }
 
-void Context::leak_tag(int) { --stats_.tags_live; }
+void Context::leak_tag(int) {
+  --stats_.tags_live;
+}
 
 void Context::free_tag(int tag) {
   free_tags_.push_back(tag);
   --stats_.tags_live;
 }
 
-std::shared_ptr<Channel> Context::open_channel(int peer_world, int in_tag, int out_tag) {
+int Context::alloc_lane(int peer_world) {
+  uint32_t& taken = lanes_taken_[static_cast<size_t>(peer_world)];
+  for (int l = 0; l < kLanes; ++l)
+    if (!(taken & (1u << l))) {
+      taken |= 1u << l;
+      ++stats_.lanes_live;
+      return l;
+    }
+  return -1;
+}
+
+void Context::leak_lane(int, int lane) {
+  if (lane >= 0) --stats_.lanes_live;  // stays taken: a late accept may still send on it
+}
+
+void Context::free_lane(int peer_world, int lane) {
+  if (lane < 0) return;
+  lanes_taken_[static_cast<size_t>(peer_world)] &= ~(1u << lane);
+  --stats_.lanes_live;
+}
+
+std::shared_ptr<Channel> Context::open_channel(int peer_world, int in_tag, int out_tag, int in_lane,
+                                               int out_lane) {
   auto p = static_cast<size_t>(peer_world);
-  auto ch = std::make_shared<Channel>(*this, peer_world, pairs_.by_peer[p], pairs_.peer_rank[p],
-                                      in_tag, out_tag);
+  auto route = [&](int lane, int tag) {
+    Route r;
+    if (lane >= 0 && lane < kLanes) {
+      r.comm = lanes_[static_cast<size_t>(lane)];
+      r.rank = peer_world;
+      r.lane = lane;
+    } else {
+      r.comm = pairs_.by_peer[p];
+      r.rank = pairs_.peer_rank[p];
+      r.tag = tag;
+    }
+    return r;
+  };
+  auto ch = std::make_shared<Channel>(*this, peer_world, in_tag, out_tag, route(in_lane, in_tag),
+                                      route(out_lane, out_tag));
   channels_[in_tag] = ch;
   return ch;
 }
@@ -141,6 +194,7 @@ void Context::maybe_retire(const std::shared_ptr<Channel>& ch) {
   if (it == channels_.end() || it->second != ch) return;  // already retired
   channels_.erase(it);
   free_tag(ch->in_tag);
+  free_lane(ch->peer_world, ch->in.lane);
   ++stats_.channels_retired;
   zombies_.erase(std::remove(zombies_.begin(), zombies_.end(), ch), zombies_.end());
 }
@@ -159,7 +213,9 @@ int Context::add_listener(int service, ListenerRec rec) {
   return service;
 }
 
-void Context::remove_listener(int service) noexcept { listeners_.erase(service); }
+void Context::remove_listener(int service) noexcept {
+  listeners_.erase(service);
+}
 
 // --- requests nobody waits for -----------------------------------------------------------
 
@@ -231,10 +287,13 @@ void Context::on_connect_request(const MPI_Status& st) {
   auto it = rep.status == 0 ? listeners_.find(req.service) : listeners_.end();
   if (rep.status == 0 && it == listeners_.end()) rep.status = 1;
   std::shared_ptr<Channel> ch;
+  if (rep.status == 0 && req.reply_lane > kLanes) rep.status = 2;
   if (rep.status == 0) {
     int tag = alloc_tag();
-    ch = open_channel(src, tag, req.reply_tag);
+    int lane = alloc_lane(src);
+    ch = open_channel(src, tag, req.reply_tag, lane, static_cast<int>(req.reply_lane) - 1);
     rep.tag = tag;
+    rep.lane = lane + 1;
   }
   send_control(&rep, sizeof rep, src, req.reply_tag);
   if (ch) it->second.on_accept(ch, "mpi://" + std::to_string(src));
@@ -257,13 +316,13 @@ void Context::on_notice(const MPI_Status& st) {
   maybe_retire(ch);
 }
 
-bool Context::drain(Channel& ch) {
-  bool did = false;
+size_t Context::discard_arrived(int source, int tag, MPI_Comm comm) {
+  size_t count = 0;
   for (;;) {
     int flag = 0;
     MPI_Message msg;
     MPI_Status st;
-    MPI_Improbe(ch.peer, ch.in_tag, ch.comm, &flag, &msg, &st);
+    MPI_Improbe(source, tag, comm, &flag, &msg, &st);
     if (!flag) break;
     size_t n = received_bytes(st);
     if (scratch_.size() < n) scratch_.resize(n);
@@ -272,11 +331,16 @@ bool Context::drain(Channel& ch) {
 #else
     MPI_Mrecv(scratch_.data(), static_cast<int>(n), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
 #endif
-    ++ch.received;
-    did = true;
+    ++count;
   }
   if (scratch_.size() > (64u << 20)) std::vector<std::byte>().swap(scratch_);
-  return did;
+  return count;
+}
+
+bool Context::drain(Channel& ch) {
+  size_t n = discard_arrived(ch.in.rank, ch.in.on_lane() ? MPI_ANY_TAG : ch.in.tag, ch.in.comm);
+  ch.received += n;
+  return n > 0;
 }
 
 bool Context::poll() {

@@ -10,6 +10,14 @@
 // collective and matched in call order on the pair communicator, which concurrent
 // connections in opposite directions would have to serialize.
 //
+// Lanes: a few more duplicates of MPI_COMM_WORLD (kLanes). A connection end that holds
+// lane L for its peer P is the only receiver of anything P sends it on lane L, so it may
+// receive with MPI_ANY_TAG and the *tag* can say how the message is laid out: a small
+// single-frame message then travels without the 20-byte frame header (mpi_wire.hpp).
+// Both ends ask for a lane of their own in the handshake; an end that finds all lanes
+// for that peer taken (more than kLanes connections with one peer) receives on its tag
+// on the pair communicator, with every message framed. Lanes are freed like tags.
+//
 // Control channel: a private duplicate of MPI_COMM_WORLD carries
 //   kTagConnect  connector -> listener rank: {service, connector's incoming tag, nonce}
 //   kTagNotice   "I closed; I sent you N messages on your tag T"
@@ -37,24 +45,38 @@ namespace commbench::mpi {
 class Context;
 class MpiComm;
 
+// Where one direction of a connection travels: a lane (any tag, the tag tells the
+// layout) or the pair communicator with the receiving end's tag (always framed).
+struct Route {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0;   // the other end's rank in `comm`
+  int lane = -1;  // >= 0: a lane, `tag` is not used
+  int tag = 0;    // the receiving end's tag (on the pair communicator)
+  bool on_lane() const noexcept { return lane >= 0; }
+};
+
+// Tags on a lane.
+constexpr int kLaneTagFramed = 0;  // frame header (+ inline frames), or an out-of-line piece
+constexpr int kLaneTagBare = 1;    // the message is one host frame, these bytes, no header
+
 // One end of one connection.
 struct Channel : std::enable_shared_from_this<Channel> {
   Context& ctx;
-  int peer_world;  // the peer's rank in MPI_COMM_WORLD
-  MPI_Comm comm;   // the data communicator shared with the peer
-  int peer;        // the peer's rank in `comm`
-  int in_tag;      // we receive on it (ours, from the free list)
-  int out_tag;     // we send to it (the peer's in_tag)
+  int peer_world;          // the peer's rank in MPI_COMM_WORLD
+  int in_tag;              // ours, from the free list: names this end in control messages
+  int out_tag;             // the peer's in_tag
+  Route in;                // how the peer's messages reach us
+  Route out;               // how ours reach the peer
   uint64_t sent = 0;       // MPI messages we posted to out_tag
   uint64_t received = 0;   // MPI messages we received on in_tag
   uint64_t peer_sent = 0;  // from the peer's close notice
   bool peer_closed = false;
   bool local_closed = false;
-  int graves = 0;             // cancelled receives on in_tag not yet completed
-  MpiComm* owner = nullptr;   // the live comm, told when the peer closes
+  int graves = 0;            // cancelled receives on in_tag not yet completed
+  MpiComm* owner = nullptr;  // the live comm, told when the peer closes
 
-  Channel(Context& c, int pw, MPI_Comm cm, int p, int in, int out)
-      : ctx(c), peer_world(pw), comm(cm), peer(p), in_tag(in), out_tag(out) {}
+  Channel(Context& c, int pw, int in_t, int out_t, Route in_r, Route out_r)
+      : ctx(c), peer_world(pw), in_tag(in_t), out_tag(out_t), in(in_r), out(out_r) {}
   // Every message the peer will ever send has arrived.
   bool exhausted() const noexcept { return peer_closed && received == peer_sent; }
 };
@@ -67,6 +89,8 @@ struct ListenerRec {
 struct ContextStats {
   uint64_t tags_allocated = 0;  // distinct tags ever handed out (the high-water mark)
   uint64_t tags_live = 0;
+  uint64_t lanes_live = 0;     // connection ends receiving on a lane
+  uint64_t bare_received = 0;  // messages that arrived without a frame header
   uint64_t channels_retired = 0;
   uint64_t graves = 0;
   double setup_s = 0;  // wall time of the collective start-up (pair comms)
@@ -77,6 +101,7 @@ class Context {
   static constexpr int kTagConnect = 1;
   static constexpr int kTagNotice = 2;
   static constexpr int kFirstDataTag = 16;
+  static constexpr int kLanes = 8;
 
   // The process's context; the first call is collective over MPI_COMM_WORLD. Checks the
   // MPI thread level (initializes MPI itself if nobody did, as in unit tests).
@@ -92,12 +117,19 @@ class Context {
   MPI_Comm control() const noexcept { return ctl_; }
   PairMethod pair_method() const noexcept { return pairs_.method; }
   const ContextStats& stats() const noexcept { return stats_; }
+  void count_bare_received() noexcept { ++stats_.bare_received; }
 
   // Tags and channels.
   int alloc_tag();
   void leak_tag(int tag);  // a connect that timed out: its reply may still come
   void free_tag(int tag);
-  std::shared_ptr<Channel> open_channel(int peer_world, int in_tag, int out_tag);
+  // A free lane for receiving from `peer_world`, or -1 when all kLanes are taken.
+  int alloc_lane(int peer_world);
+  void leak_lane(int peer_world, int lane);  // as leak_tag
+  void free_lane(int peer_world, int lane);
+  // in_lane: ours (-1: none); out_lane: the peer's (-1: it receives on out_tag).
+  std::shared_ptr<Channel> open_channel(int peer_world, int in_tag, int out_tag, int in_lane,
+                                        int out_lane);
   // The comm is gone: sends a close notice and drains until the tag can be reused.
   void close_channel(const std::shared_ptr<Channel>& ch);
 
@@ -124,6 +156,8 @@ class Context {
   void cancel_control_receives();
   void on_connect_request(const MPI_Status& st);
   void on_notice(const MPI_Status& st);
+  // Receives and drops every message already arrived that matches; returns how many.
+  size_t discard_arrived(int source, int tag, MPI_Comm comm);
   bool drain(Channel& ch);
   void maybe_retire(const std::shared_ptr<Channel>& ch);
 
@@ -131,6 +165,8 @@ class Context {
   int tag_limit_ = 0;
   MPI_Comm ctl_ = MPI_COMM_NULL;
   PairComms pairs_;
+  std::vector<MPI_Comm> lanes_;
+  std::vector<uint32_t> lanes_taken_;  // by peer world rank: bit L = lane L in use
   int engines_ = 0;
   int next_tag_ = kFirstDataTag;
   std::vector<int> free_tags_;
@@ -157,7 +193,7 @@ struct ConnectRequest {
   static constexpr uint32_t kMagic = 0x514d4243;  // "CBMQ"
   uint32_t magic = kMagic;
   uint16_t version = 1;
-  uint16_t reserved = 0;
+  uint16_t reply_lane = 0;  // lane + 1 the connector receives on (0: none, use reply_tag)
   int32_t service = 0;
   int32_t reply_tag = 0;  // the connector's incoming tag; the reply comes on it
   uint64_t nonce = 0;
@@ -167,7 +203,7 @@ struct ConnectReply {
   uint32_t magic = kMagic;
   int32_t status = 0;  // 0 accepted, 1 no listener on that service, 2 bad request
   int32_t tag = 0;     // the listener end's incoming tag
-  int32_t reserved = 0;
+  int32_t lane = 0;    // lane + 1 the listener end receives on (0: none)
   uint64_t nonce = 0;
 };
 struct CloseNotice {

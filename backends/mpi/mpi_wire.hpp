@@ -6,6 +6,12 @@
 //   follow as their own MPI messages (split into `chunk`-sized pieces). A small message
 //   is therefore ONE matched transfer. The receiver decides which frames were inline by
 //   the same rule from the sizes in the header.
+//   bare (packed, on a lane; mpi_context.hpp): a message of one host frame within the
+//   inline budget goes as the frame's bytes alone, tagged kLaneTagBare, straight from
+//   the caller's buffer. Without a header a 1–8 B message stays in Open MPI's
+//   shared-memory fast box (32 bytes with the library's own header) and a 256 B one
+//   within vader's 256-byte inline send; the 20-byte header pushed both into the next
+//   size class (results/quiet-2026-11-22, commands.sh mpi-shift).
 // per-frame: MPI4Dask's shape: the fixed header (magic, count) alone, then the frame
 //   descriptors, then each frame (chunked), so every write is >= 3 MPI messages.
 // Chunking: frames larger than `chunk` go as several messages. With MPI-4 large-count
@@ -46,7 +52,7 @@ constexpr size_t kDefaultEagerBudget = 16 * 1024 - 128;
 struct WireOptions {
   WireShape shape = WireShape::packed;
   size_t eager = kDefaultEagerBudget;  // inline budget of a packed message (frame bytes)
-  size_t chunk = 1ull << 30; // largest single MPI message of a frame (0 = unlimited)
+  size_t chunk = 1ull << 30;           // largest single MPI message of a frame (0 = unlimited)
   CommLimits limits;
 };
 

@@ -29,6 +29,14 @@ done
 for e in 16384 3968; do
   run mpi-eager-mpich mpirun.mpich -np 2 build/mpich/microbench/pingpong --backend mpi:cooperative,raw-mpi --backend-opt eager=$e -b 4K -e 16K --reps 5 --csv $out/eager-pingpong-mpich-$e.csv
 done
+# The same latency sweep on the MPICH build (issue 3 asks for both MPIs).
+run mpi-lat-mpich mpirun.mpich -np 2 build/mpich/microbench/pingpong --backend mpi:cooperative,mpi:batched,raw-mpi -b 1 -e 4K --reps 5 --csv $out/pingpong-mpi-mpich.csv
+# MPI: raw-mpi at S and at S + 20 (the frame header) — where Open MPI's size classes
+# (vader fast box: 32 bytes with its own header; inline send: 256 bytes) fall, i.e. what a
+# header costs a small message. One invocation per size, coroutine and raw interleaved.
+for sz in 1 21 8 28 256 276; do
+  run mpi-shift $mpirun -np 2 $bin/microbench/pingpong --backend mpi:cooperative,raw-mpi -b $sz -e $sz --reps 5 --csv $out/shift-pingpong-mpi-$sz.csv
+done
 # UCX: does moving the payload by the 20-byte header change the ratio? One invocation per
 # size S (S and S + 20), coroutine and raw interleaved in each.
 for sz in 128 148 512 532 2048 2068; do

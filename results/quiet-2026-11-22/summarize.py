@@ -112,10 +112,12 @@ table("pingpong-mpi.csv", "latency_us_p50", "raw-mpi", "MPI one-way latency, p50
 table("bandwidth-mpi.csv", "bandwidth_MBps", "raw-mpi", "MPI bandwidth, per-message receive buffers", "MB/s")
 table("bandwidth-mpi-shared.csv", "bandwidth_MBps", "raw-mpi",
       "MPI bandwidth, raw-mpi with OSU's shared receive buffer", "MB/s")
+table("pingpong-mpi-mpich.csv", "latency_us_p50", "raw-mpi", "MPI one-way latency on MPICH, p50", "µs")
 table("pingpong-ucx.csv", "latency_us_p50", "raw-ucx", "UCX one-way latency, p50", "µs")
 table("bandwidth-ucx.csv", "bandwidth_MBps", "raw-ucx", "UCX bandwidth, per-message receive buffers", "MB/s")
 apps()
 side("eager-pingpong-*.csv", "latency_us_p50", "µs", "MPI inline budget, one-way latency (commands.sh mpi-eager, mpi-eager-mpich)")
 side("eager-bandwidth-*.csv", "bandwidth_MBps", "MB/s", "MPI inline budget, bandwidth (commands.sh mpi-eager)")
+side("shift-pingpong-mpi-*.csv", "latency_us_p50", "µs", "MPI raw latency at S and S + 20 bytes (commands.sh mpi-shift)")
 side("shift-pingpong-ucx-*.csv", "latency_us_p50", "µs", "UCX payload shifted by the header (commands.sh ucx-shift)")
 side("cma-bandwidth-ucx-*.csv", "bandwidth_MBps", "MB/s", "UCX with and without CMA (commands.sh ucx-cma)")

@@ -3,6 +3,10 @@
 //   idle         a listening rank with nothing to do stays under 20% of one core
 //   noservice    connecting to a service nobody listens on, or to a rank that does not
 //                exist, fails with ConnectError within the timeout
+//   lanes        12 connections to one rank at once: the first 8 ends get a lane and
+//                their small single-frame messages arrive without a header, the rest
+//                fall back to framed messages on the pair communicator; every shape
+//                echoes intact on both, and the lanes come back after the closes
 //   peer-exit    a read pending on a peer that closes everything and calls MPI_Finalize
 //                fails with CommClosedError instead of hanging
 // Run as: mpirun -np 2 mpi_backend_test MODE [N]  (cycles also works with -np 1). Prints
@@ -15,6 +19,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
@@ -42,7 +47,9 @@ bool report(bool ok, const std::string& what) {
   return ok;
 }
 
-Task<void> pause(EventLoop& loop, std::chrono::nanoseconds d) { co_await loop.sleep_for(d); }
+Task<void> pause(EventLoop& loop, std::chrono::nanoseconds d) {
+  co_await loop.sleep_for(d);
+}
 
 double cpu_seconds() {
   rusage ru{};
@@ -72,7 +79,8 @@ bool cycles(long n) {
       try {
         for (;;) {
           co_await c->read(m);
-          if (m.frames.size() == 1 && m.frames[0].size == 4 && std::memcmp(m.frames[0].data, "stop", 4) == 0)
+          if (m.frames.size() == 1 && m.frames[0].size == 4 &&
+              std::memcmp(m.frames[0].data, "stop", 4) == 0)
             stop = true;
           co_await c->write(m);
         }
@@ -122,12 +130,14 @@ bool cycles(long n) {
   }
   const auto& st = mpi::Context::current()->stats();
   ok = report(wrong == 0, "cycles: " + std::to_string(n) + " round trips, " +
-                              std::to_string(wrong) + " wrong") && ok;
+                              std::to_string(wrong) + " wrong") &&
+       ok;
   // One client + one server end per cycle; reuse keeps the high-water mark tiny.
   ok = report(st.tags_allocated <= 16, "cycles: tags ever allocated " +
-                                            std::to_string(st.tags_allocated) + ", live " +
-                                            std::to_string(st.tags_live) + ", retired " +
-                                            std::to_string(st.channels_retired)) && ok;
+                                           std::to_string(st.tags_allocated) + ", live " +
+                                           std::to_string(st.tags_live) + ", retired " +
+                                           std::to_string(st.channels_retired)) &&
+       ok;
   return ok;
 }
 
@@ -144,8 +154,9 @@ bool idle() {
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double cpu = cpu_seconds() - c0;
     char line[160];
-    std::snprintf(line, sizeof line, "idle listener used %.3f s CPU in %.3f s (%.1f%% of a core, naps %lu)",
-                  cpu, wall, 100 * cpu / wall, static_cast<unsigned long>(loop.stats().naps));
+    std::snprintf(line, sizeof line,
+                  "idle listener used %.3f s CPU in %.3f s (%.1f%% of a core, naps %lu)", cpu, wall,
+                  100 * cpu / wall, static_cast<unsigned long>(loop.stats().naps));
     ok = report(cpu < 0.2 * wall, line);
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -159,7 +170,7 @@ bool noservice() {
   if (g_rank == 0) {
     auto connector = backend->make_connector();
     for (const std::string& addr : {"mpi://" + std::to_string(g_size - 1) + ":99",
-                                   "mpi://" + std::to_string(g_size + 5) + ":1"}) {
+                                    "mpi://" + std::to_string(g_size + 5) + ":1"}) {
       auto t0 = std::chrono::steady_clock::now();
       std::string why;
       try {
@@ -171,12 +182,134 @@ bool noservice() {
       }
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       ok = report(why.rfind("could not connect", 0) == 0 && s < 3,
-                  "connect " + addr + " -> '" + why + "' after " + std::to_string(s) + " s") && ok;
+                  "connect " + addr + " -> '" + why + "' after " + std::to_string(s) + " s") &&
+           ok;
     }
   } else {
     loop.run(pause(loop, 1s));  // rank 1 polls its control channel and refuses
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  return ok;
+}
+
+// Messages of every shape the wire distinguishes: bare-eligible (one host frame within
+// the inline budget, zero-length included), several frames, and frames past the budget.
+std::vector<std::vector<size_t>> lane_shapes() {
+  return {{1}, {0}, {3000}, {8, 8}, {100000}, {}, {4, 200000, 4}, {256}};
+}
+constexpr size_t kBareShapes = 4;  // {1}, {0}, {3000}, {256}
+
+std::vector<char> lane_payload(size_t conn, size_t msg, size_t bytes) {
+  std::vector<char> v(bytes);
+  for (size_t i = 0; i < bytes; ++i)
+    v[i] = static_cast<char>((i * 31 + conn * 7 + msg * 13) & 0xff);
+  return v;
+}
+
+// Rank `server` echoes; rank 0 holds kConns connections open at once and checks them.
+bool lanes() {
+  constexpr size_t kConns = 12, kRounds = 5, kLanes = mpi::Context::kLanes;
+  EventLoop loop;
+  auto backend = make(loop);
+  int server = g_size - 1;
+  std::unique_ptr<Listener> listener;
+  long served = 0;
+  if (g_rank == server) {
+    listener = backend->make_listener(backend->default_listen_address(""));
+    loop.run(listener->start([&](std::unique_ptr<Comm> c) -> Task<void> {
+      Message m;
+      try {
+        for (;;) {
+          co_await c->read(m);
+          co_await c->write(m);
+        }
+      } catch (const CommClosedError&) {
+        ++served;
+      }
+    }));
+  }
+  std::string addr = bcast(listener ? listener->contact_address() : "", server);
+  const auto& st = mpi::Context::current()->stats();
+  const auto shapes = lane_shapes();
+  long wrong = 0;
+  uint64_t lanes_open = 0, lanes_after = 0, bare_before = st.bare_received;
+  auto client = [&]() -> Task<void> {
+    auto connector = backend->make_connector();
+    std::vector<std::unique_ptr<Comm>> comms;
+    for (size_t c = 0; c < kConns; ++c) comms.push_back(co_await connector->connect(addr, 10s));
+    lanes_open = st.lanes_live;
+    for (size_t r = 0; r < kRounds; ++r)
+      for (size_t c = 0; c < kConns; ++c)
+        for (size_t s = 0; s < shapes.size(); ++s) {
+          std::vector<std::vector<char>> data;
+          Message out;
+          for (size_t f = 0; f < shapes[s].size(); ++f) {
+            data.push_back(lane_payload(c, s * 10 + f, shapes[s][f]));
+            out.frames.push_back(Buffer{data.back().data(), shapes[s][f], MemoryKind::host});
+          }
+          Message in;
+          co_await comms[c]->write(out);
+          co_await comms[c]->read(in);
+          bool same = in.frames.size() == out.frames.size();
+          for (size_t f = 0; same && f < out.frames.size(); ++f)
+            same = in.frames[f].size == out.frames[f].size &&
+                   (out.frames[f].size == 0 ||
+                    std::memcmp(in.frames[f].data, out.frames[f].data, out.frames[f].size) == 0);
+          if (!same) ++wrong;
+        }
+    for (auto& c : comms) co_await c->close();
+    // The lanes come back once the server's close notices arrive; a new connection then
+    // gets one again.
+    while (st.lanes_live > 0) co_await loop.sleep_for(1ms);
+    auto again = co_await connector->connect(addr, 10s);
+    lanes_after = st.lanes_live;
+    co_await again->close();
+  };
+  auto wait_served = [&]() -> Task<void> {
+    while (served < static_cast<long>(kConns) + 1) co_await loop.sleep_for(1ms);
+  };
+  try {
+    if (g_rank == 0 && g_rank == server) {
+      loop.run(with_timeout(loop, 120s, [&](CancelToken) -> Task<void> {
+        co_await client();
+        co_await wait_served();
+      }));
+    } else if (g_rank == 0) {
+      loop.run(with_timeout(loop, 120s, [&](CancelToken) { return client(); }));
+    } else if (g_rank == server) {
+      loop.run(with_timeout(loop, 120s, [&](CancelToken) { return wait_served(); }));
+    }
+    // Let the last close notices arrive (none left unmatched at MPI_Finalize).
+    loop.run(pause(loop, 50ms));
+  } catch (const std::exception& e) {
+    return report(false, std::string("lanes: ") + e.what());
+  }
+  bool ok = true;
+  if (g_rank == 0) {
+    ok = report(wrong == 0, "lanes: " + std::to_string(kRounds * kConns * shapes.size()) +
+                                " echoes over " + std::to_string(kConns) + " connections, " +
+                                std::to_string(wrong) + " wrong") &&
+         ok;
+    // All lanes for the peer are taken while the 12 connections are open (two ranks: 8
+    // of rank 0's 12 ends; one rank: the server ends share the peer, itself, so 4
+    // connections have a lane at both ends). After the closes the new connection gets
+    // one again (and its server end too, with one rank).
+    const uint64_t want_after = g_size == 1 ? 2 : 1;
+    ok = report(lanes_open == kLanes && lanes_after == want_after,
+                "lanes: " + std::to_string(lanes_open) + " lanes live with 12 connections open, " +
+                    std::to_string(lanes_after) + " after reconnecting (want " +
+                    std::to_string(kLanes) + ", " + std::to_string(want_after) + ")") &&
+         ok;
+  }
+  if (g_rank == server || g_rank == 0) {
+    // Every bare-eligible message sent to an end with a lane arrives bare: kLanes
+    // receiving ends on each rank (one rank: kLanes in all), kBareShapes per round each.
+    const uint64_t want = kLanes * kRounds * kBareShapes;
+    const uint64_t got = st.bare_received - bare_before;
+    ok = report(got == want, "lanes: " + std::to_string(got) + " messages arrived bare, want " +
+                                 std::to_string(want)) &&
+         ok;
+  }
   return ok;
 }
 
@@ -222,7 +355,8 @@ bool peer_exit() {
     why = std::string("wrong error: ") + e.what();
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return report(why.rfind("CommClosedError", 0) == 0, "pending read -> " + why + " after " + std::to_string(s) + " s");
+  return report(why.rfind("CommClosedError", 0) == 0,
+                "pending read -> " + why + " after " + std::to_string(s) + " s");
 }
 
 }  // namespace
@@ -243,14 +377,19 @@ int main(int argc, char** argv) {
     ok = idle();
   } else if (mode == "noservice") {
     ok = noservice();
+  } else if (mode == "lanes") {
+    ok = lanes();
   } else if (mode == "peer-exit") {
     ok = peer_exit();
   } else {
-    std::fprintf(stderr, "usage: mpi_backend_test cycles [N] | idle | noservice | peer-exit\n");
+    std::fprintf(stderr,
+                 "usage: mpi_backend_test cycles [N] | idle | noservice | lanes | peer-exit\n");
   }
   int mine = ok ? 1 : 0, all = 0;
-  if (mode == "peer-exit") all = mine;  // rank 1 has finalized already
-  else MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  if (mode == "peer-exit")
+    all = mine;  // rank 1 has finalized already
+  else
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   MPI_Finalize();
   return all ? 0 : 1;
 }
