@@ -68,8 +68,8 @@ uint32_t decode_fixed_header(std::span<const std::byte> fixed, const CommLimits&
     throw ProtocolError("reserved message header bits set");
   uint32_t count = get_u32(fixed.data() + 8);
   if (count > limits.max_frames)
-    throw ProtocolError("message header announces " + std::to_string(count) +
-                        " frames, limit is " + std::to_string(limits.max_frames));
+    throw ProtocolError("message header announces " + std::to_string(count) + " frames, limit is " +
+                        std::to_string(limits.max_frames));
   return count;
 }
 
@@ -94,6 +94,13 @@ void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t c
                           " bytes");
     out[i] = FrameInfo{size, static_cast<MemoryKind>(kind)};
   }
+}
+
+void describe_bare_message(uint64_t bytes, const CommLimits& limits, std::vector<FrameInfo>& out) {
+  std::byte d[kFrameDescriptorBytes];
+  put_u64(d, bytes | (static_cast<uint64_t>(MemoryKind::host) << 56));
+  if (limits.max_frames < 1) throw ProtocolError("message has 1 frames, limit is 0");
+  decode_frame_descriptors(d, 1, limits, out);
 }
 
 }  // namespace commbench

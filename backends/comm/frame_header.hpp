@@ -44,4 +44,9 @@ uint32_t decode_fixed_header(std::span<const std::byte> fixed, const CommLimits&
 void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t count,
                               const CommLimits& limits, std::vector<FrameInfo>& out);
 
+// A bare message (MPI lanes, UCX: one host frame sent without header, the transport's tag
+// saying so): `out` = that one frame of `bytes`, after the checks a header announcing it
+// would get. Throws ProtocolError.
+void describe_bare_message(uint64_t bytes, const CommLimits& limits, std::vector<FrameInfo>& out);
+
 }  // namespace commbench

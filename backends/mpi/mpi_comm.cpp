@@ -149,13 +149,8 @@ bool MpiComm::is_inline(size_t frame_bytes, size_t& budget) const noexcept {
 // --- bare messages ---------------------------------------------------------------------
 
 void MpiComm::read_bare(Message& into, size_t got) {
-  // The same checks as a header announcing one host frame of `got` bytes.
-  std::byte d[kFrameDescriptorBytes];
-  for (size_t i = 0; i < kFrameDescriptorBytes; ++i)
-    d[i] = static_cast<std::byte>((uint64_t{got} >> (8 * i)) & 0xff);
   try {
-    if (wire_.limits.max_frames < 1) throw ProtocolError("message of 1 frame exceeds the limit");
-    decode_frame_descriptors(d, 1, wire_.limits, frames_in_);
+    describe_bare_message(got, wire_.limits, frames_in_);
   } catch (const ProtocolError& e) {
     protocol_error(e.what());
   }

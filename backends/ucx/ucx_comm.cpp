@@ -24,7 +24,9 @@ constexpr size_t kClosePacketBytes = 4;
 const std::byte kClosePacket[kClosePacketBytes] = {std::byte{0x43}, std::byte{0x42},
                                                    std::byte{0x58}, std::byte{0x43}};
 
-bool descriptors_packed(size_t frames) { return header_bytes(frames) <= kMaxPackedHeaderBytes; }
+bool descriptors_packed(size_t frames) {
+  return header_bytes(frames) <= kMaxPackedHeaderBytes;
+}
 
 // Whether a frame goes in the packet; `used` = bytes of the packet taken so far.
 bool frame_packed(size_t& used, uint64_t size, MemoryKind kind) {
@@ -33,6 +35,9 @@ bool frame_packed(size_t& used, uint64_t size, MemoryKind kind) {
   used += size;
   return true;
 }
+
+// Set in the tag of a bare message (tags from Worker::new_tag never reach it).
+constexpr ucp_tag_t kBareTagBit = ucp_tag_t{1} << 63;
 
 // A message's sends are few; more than this many out-of-line pieces spill to the heap.
 constexpr size_t kInlineOps = 4;
@@ -57,7 +62,9 @@ UcxComm::UcxComm(std::shared_ptr<Worker> data, std::shared_ptr<Worker> control,
   control_->add_user();
 }
 
-UcxComm::~UcxComm() { abort(); }
+UcxComm::~UcxComm() {
+  abort();
+}
 
 void UcxComm::release_user() noexcept {
   if (user_) {
@@ -93,12 +100,12 @@ void UcxComm::cancel_send(void* self, void*) {
   static_cast<UcxComm*>(self)->abort();
 }
 
-ucs_status_t UcxComm::post_send(const void* data, size_t size, Op& op) {
+ucs_status_t UcxComm::post_send(const void* data, size_t size, Op& op, ucp_tag_t tag) {
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = &Op::on_send;
   p.user_data = &op;
-  void* r = ucp_tag_send_nbx(ep_->data, data, size, send_tag_, &p);
+  void* r = ucp_tag_send_nbx(ep_->data, data, size, tag, &p);
   if (r == nullptr) {
     op.status = UCS_OK;
     op.done = true;
@@ -117,12 +124,37 @@ Task<void> UcxComm::wait_send(Op& op, CancelToken token) {
   if (!op.done) co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_send, this});
 }
 
+bool UcxComm::goes_bare(const Message& msg) const noexcept {
+  return msg.frames.size() == 1 && msg.frames[0].kind == MemoryKind::host &&
+         msg.frames[0].size <= kMaxPackedFrameBytes;
+}
+
+void UcxComm::write_failed(ucs_status_t status, CancelToken token) {
+  if (token.cancelled()) token.throw_cancelled("ucx write");
+  if (!ep_->failed && !closed_) ep_->error = status;
+  abort();
+  throw CommClosedError("ucx write to " + peer_ + ": " + ucs_status_string(status));
+}
+
 Task<void> UcxComm::write(const Message& msg, CancelToken token) {
   // A cooperative writer whose sends complete at once would never progress the worker,
   // and a dead peer would go unnoticed by a rank that only writes.
   if (worker_->policy() == Progress::cooperative) worker_->progress();
   if (closed()) closed_error("write");
   token.throw_if_cancelled("ucx write");
+  if (goes_bare(msg)) {
+    std::byte header[kFixedHeaderBytes + kFrameDescriptorBytes];
+    encode_header(msg, header, limits_);  // the limits hold for bare messages too
+    Op op;
+    const Buffer& f = msg.frames[0];
+    ucs_status_t s = post_send(f.data, f.size, op, send_tag_ | kBareTagBit);
+    if (s == UCS_INPROGRESS) {
+      co_await wait_send(op, token);
+      s = op.status;
+    }
+    if (s != UCS_OK) write_failed(s, token);
+    co_return;
+  }
 
   const size_t n = msg.frames.size();
   const bool packed_descriptors = descriptors_packed(n);
@@ -159,7 +191,7 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
   ucs_status_t failure = UCS_OK;
   auto post = [&](const void* data, size_t size) {
     if (failure != UCS_OK && failure != UCS_INPROGRESS) return;
-    ucs_status_t s = post_send(data, size, ops[posted++]);
+    ucs_status_t s = post_send(data, size, ops[posted++], send_tag_);
     if (s != UCS_OK && s != UCS_INPROGRESS) failure = s;
   };
   post(packet, used);
@@ -180,14 +212,11 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
     if (ops[i].status != UCS_OK && status == UCS_OK) status = ops[i].status;
   }
   if (packet) give_packet(packet);
-  if (status == UCS_OK) co_return;
-  if (token.cancelled()) token.throw_cancelled("ucx write");
-  if (!ep_->failed && !closed_) ep_->error = status;
-  abort();
-  throw CommClosedError("ucx write to " + peer_ + ": " + ucs_status_string(status));
+  if (status != UCS_OK) write_failed(status, token);
 }
 
-Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token) {
+Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token,
+                              ucp_tag_t* sender_tag) {
   Op op;
   ucp_request_param_t p;
   // NO_IMM_CMPL: UCX 1.13 completes a receive that finds its message already queued
@@ -197,7 +226,8 @@ Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token) {
       UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   p.cb.recv = &Op::on_tag_recv;
   p.user_data = &op;
-  void* r = ucp_tag_recv_nbx(worker_->handle(), data, capacity, recv_tag_, ~uint64_t{0}, &p);
+  const ucp_tag_t mask = sender_tag ? ~kBareTagBit : ~ucp_tag_t{0};
+  void* r = ucp_tag_recv_nbx(worker_->handle(), data, capacity, recv_tag_, mask, &p);
   if (UCS_PTR_IS_ERR(r)) {
     if (UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED) {
       abort();
@@ -215,6 +245,7 @@ Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token) {
     co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_receive, this});
     ep_->pending_recv = nullptr;
   }
+  if (sender_tag) *sender_tag = op.sender_tag;
   if (op.status == UCS_OK) co_return op.length;
   if (op.status == UCS_ERR_CANCELED && token.cancelled()) {
     abort();  // part of a message may have been consumed
@@ -231,8 +262,21 @@ Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token) {
 Task<void> UcxComm::read(Message& into, CancelToken token) {
   auto guard = co_await read_lock_.lock();
   if (closed_ || peer_closed_) closed_error("read");
-  size_t got = co_await receive(packet_in_.get(), kPacketBytes, token);
+  ucp_tag_t tag = 0;
+  size_t got = co_await receive(packet_in_.get(), kPacketBytes, token, &tag);
   const std::byte* pk = packet_in_.get();
+  if (tag & kBareTagBit) {
+    try {
+      describe_bare_message(got, limits_, frames_in_);
+    } catch (const ProtocolError&) {
+      abort();
+      throw;
+    }
+    into.prepare_frames(1);
+    Buffer& f = into.prepare_frame(0, got, MemoryKind::host);
+    if (got > 0) std::memcpy(f.data, pk, got);
+    co_return;
+  }
   if (got == kClosePacketBytes && std::memcmp(pk, kClosePacket, kClosePacketBytes) == 0) {
     peer_closed_ = true;
     closed_error("read");
@@ -288,7 +332,7 @@ Task<void> UcxComm::close() {
   if (closed_) co_return;
   if (ep_->data && !ep_->failed && !peer_closed_) {
     Op op;
-    if (post_send(kClosePacket, kClosePacketBytes, op) == UCS_INPROGRESS) {
+    if (post_send(kClosePacket, kClosePacketBytes, op, send_tag_) == UCS_INPROGRESS) {
       try {
         co_await worker_->wait(op, {}, {});
       } catch (...) {
@@ -323,11 +367,15 @@ Task<void> UcxComm::close() {
       uint64_t waited = EventLoop::now_ns() - start;
       if (waited > 2'000'000'000ull) break;
       owner.progress();
-      if (waited < 1'000'000) co_await loop.yield();
-      else co_await loop.sleep_for(std::chrono::microseconds(100));
+      if (waited < 1'000'000)
+        co_await loop.yield();
+      else
+        co_await loop.sleep_for(std::chrono::microseconds(100));
     }
-    if (ucp_request_check_status(r) == UCS_INPROGRESS) owner.adopt_close(r, ep_);
-    else ucp_request_free(r);
+    if (ucp_request_check_status(r) == UCS_INPROGRESS)
+      owner.adopt_close(r, ep_);
+    else
+      ucp_request_free(r);
   }
   release_user();
 }

@@ -49,7 +49,8 @@ struct Op {
   EventLoop* loop = nullptr;
   void* request = nullptr;
   ucs_status_t status = UCS_INPROGRESS;
-  size_t length = 0;  // bytes received (receives only)
+  size_t length = 0;         // bytes received (receives only)
+  ucp_tag_t sender_tag = 0;  // the tag it was sent with (receives only)
   bool done = false;
   std::coroutine_handle<> waiter;
 

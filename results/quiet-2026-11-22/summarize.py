@@ -121,3 +121,39 @@ side("eager-bandwidth-*.csv", "bandwidth_MBps", "MB/s", "MPI inline budget, band
 side("shift-pingpong-mpi-*.csv", "latency_us_p50", "µs", "MPI raw latency at S and S + 20 bytes (commands.sh mpi-shift)")
 side("shift-pingpong-ucx-*.csv", "latency_us_p50", "µs", "UCX payload shifted by the header (commands.sh ucx-shift)")
 side("cma-bandwidth-ucx-*.csv", "bandwidth_MBps", "MB/s", "UCX with and without CMA (commands.sh ucx-cma)")
+
+
+def ab():
+    """ab.sh runs: per size and coroutine backend, the median over rounds of the
+    within-invocation ratio to raw, before and after; and each invocation's raw 1 B level
+    (this VM switches between ~0.13 and ~0.55 µs, and ratios differ with it)."""
+    for d in sorted(glob.glob(os.path.join(HERE, "ab-*"))):
+        ratios, levels = {}, {}
+        for f in sorted(glob.glob(os.path.join(d, "*.csv"))):
+            side_name = os.path.basename(f).split("-")[0]
+            by = {}
+            for r in load(os.path.relpath(f, HERE)):
+                key = r["backend"] if r["backend"].startswith("raw") else r["backend"] + ":" + r["progress"]
+                by.setdefault(int(r["size_bytes"]), {})[key] = float(r["latency_us_p50"])
+            raw = next(k for k in by[min(by)] if k.startswith("raw"))
+            levels.setdefault(side_name, []).append(by[min(by)][raw])
+            for s, v in by.items():
+                for k in v:
+                    if k != raw:
+                        ratios.setdefault((s, k), {}).setdefault(side_name, []).append(v[k] / v[raw])
+        keys = sorted({k for _, k in ratios})
+        print(f"\n### Before / after ({os.path.basename(d)}, ab.sh): median over rounds of coroutine/raw latency\n")
+        print("raw-ucx/raw-mpi p50 at the smallest size, per invocation (µs): " +
+              "; ".join(f"{s} " + ", ".join(f"{x:.3f}" for x in levels[s]) for s in ("before", "after") if s in levels))
+        print("\n| size (B) | " + " | ".join(f"{k} before | {k} after" for k in keys) + " |")
+        print("|" + "---|" * (1 + 2 * len(keys)))
+        for s in sorted({s for s, _ in ratios}):
+            cells = []
+            for k in keys:
+                for side_name in ("before", "after"):
+                    xs = ratios.get((s, k), {}).get(side_name, [])
+                    cells.append(f"{statistics.median(xs):.2f}x" if xs else "-")
+            print(f"| {s} | " + " | ".join(cells) + " |")
+
+
+ab()
