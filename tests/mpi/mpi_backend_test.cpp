@@ -64,6 +64,31 @@ std::unique_ptr<Backend> make(EventLoop& loop, const char* progress = "batched")
   return registry().create("mpi", loop, o);
 }
 
+// Runs `client()` on rank 0 and `server_done()` on rank `server` (one after the other
+// when they are the same rank) under `limit`, then lets the last close notices arrive so
+// tags and lanes retire and nothing is left unmatched at MPI_Finalize. Returns what went
+// wrong, or "".
+template <typename Client, typename ServerDone>
+std::string run_client_server(EventLoop& loop, int server, std::chrono::seconds limit,
+                              Client& client, ServerDone& server_done) {
+  try {
+    if (g_rank == 0 && g_rank == server) {
+      loop.run(with_timeout(loop, limit, [&](CancelToken) -> Task<void> {
+        co_await client();
+        co_await server_done();
+      }));
+    } else if (g_rank == 0) {
+      loop.run(with_timeout(loop, limit, [&](CancelToken) { return client(); }));
+    } else if (g_rank == server) {
+      loop.run(with_timeout(loop, limit, [&](CancelToken) { return server_done(); }));
+    }
+    loop.run(pause(loop, 50ms));
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // Rank `server` listens (echo until closed, "stop" ends it); rank 0 runs `client`.
 bool cycles(long n) {
   EventLoop loop;
@@ -112,22 +137,8 @@ bool cycles(long n) {
   auto wait_stop = [&]() -> Task<void> {
     while (!stop || served < n + 1) co_await loop.sleep_for(1ms);
   };
-  try {
-    if (g_rank == 0 && g_rank == server) {
-      loop.run(with_timeout(loop, 600s, [&](CancelToken) -> Task<void> {
-        co_await client();
-        co_await wait_stop();
-      }));
-    } else if (g_rank == 0) {
-      loop.run(with_timeout(loop, 600s, [&](CancelToken) { return client(); }));
-    } else if (g_rank == server) {
-      loop.run(with_timeout(loop, 600s, [&](CancelToken) { return wait_stop(); }));
-    }
-    // Let the last close notices arrive and the tags retire.
-    loop.run(pause(loop, 50ms));
-  } catch (const std::exception& e) {
-    return report(false, std::string("cycles: ") + e.what());
-  }
+  if (std::string e = run_client_server(loop, server, 600s, client, wait_stop); !e.empty())
+    return report(false, "cycles: " + e);
   const auto& st = mpi::Context::current()->stats();
   ok = report(wrong == 0, "cycles: " + std::to_string(n) + " round trips, " +
                               std::to_string(wrong) + " wrong") &&
@@ -268,22 +279,8 @@ bool lanes() {
   auto wait_served = [&]() -> Task<void> {
     while (served < static_cast<long>(kConns) + 1) co_await loop.sleep_for(1ms);
   };
-  try {
-    if (g_rank == 0 && g_rank == server) {
-      loop.run(with_timeout(loop, 120s, [&](CancelToken) -> Task<void> {
-        co_await client();
-        co_await wait_served();
-      }));
-    } else if (g_rank == 0) {
-      loop.run(with_timeout(loop, 120s, [&](CancelToken) { return client(); }));
-    } else if (g_rank == server) {
-      loop.run(with_timeout(loop, 120s, [&](CancelToken) { return wait_served(); }));
-    }
-    // Let the last close notices arrive (none left unmatched at MPI_Finalize).
-    loop.run(pause(loop, 50ms));
-  } catch (const std::exception& e) {
-    return report(false, std::string("lanes: ") + e.what());
-  }
+  if (std::string e = run_client_server(loop, server, 120s, client, wait_served); !e.empty())
+    return report(false, "lanes: " + e);
   bool ok = true;
   if (g_rank == 0) {
     ok = report(wrong == 0, "lanes: " + std::to_string(kRounds * kConns * shapes.size()) +
