@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +65,30 @@ std::unique_ptr<Backend> make(EventLoop& loop, const char* progress = "batched")
   return registry().create("mpi", loop, o);
 }
 
+// On rank `server`: a listener that echoes every message until its peer closes, counting
+// the connections that ended so in `served` and showing each message to `seen`. Returns
+// the listener's address on every rank.
+std::string echo_server(Backend& backend, EventLoop& loop, int server,
+                        std::unique_ptr<Listener>& listener, long& served,
+                        std::function<void(const Message&)> seen = {}) {
+  if (g_rank == server) {
+    listener = backend.make_listener(backend.default_listen_address(""));
+    loop.run(listener->start([&served, seen](std::unique_ptr<Comm> c) -> Task<void> {
+      Message m;
+      try {
+        for (;;) {
+          co_await c->read(m);
+          if (seen) seen(m);
+          co_await c->write(m);
+        }
+      } catch (const CommClosedError&) {
+        ++served;
+      }
+    }));
+  }
+  return bcast(listener ? listener->contact_address() : "", server);
+}
+
 // Runs `client()` on rank 0 and `server_done()` on rank `server` (one after the other
 // when they are the same rank) under `limit`, then lets the last close notices arrive so
 // tags and lanes retire and nothing is left unmatched at MPI_Finalize. Returns what went
@@ -97,24 +122,11 @@ bool cycles(long n) {
   std::unique_ptr<Listener> listener;
   bool stop = false;
   long served = 0;
-  if (g_rank == server) {
-    listener = backend->make_listener(backend->default_listen_address(""));
-    loop.run(listener->start([&](std::unique_ptr<Comm> c) -> Task<void> {
-      Message m;
-      try {
-        for (;;) {
-          co_await c->read(m);
-          if (m.frames.size() == 1 && m.frames[0].size == 4 &&
-              std::memcmp(m.frames[0].data, "stop", 4) == 0)
-            stop = true;
-          co_await c->write(m);
-        }
-      } catch (const CommClosedError&) {
-        ++served;
-      }
-    }));
-  }
-  std::string addr = bcast(listener ? listener->contact_address() : "", server);
+  std::string addr = echo_server(*backend, loop, server, listener, served, [&](const Message& m) {
+    if (m.frames.size() == 1 && m.frames[0].size == 4 &&
+        std::memcmp(m.frames[0].data, "stop", 4) == 0)
+      stop = true;
+  });
   bool ok = true;
   long wrong = 0;
   auto client = [&]() -> Task<void> {
@@ -225,21 +237,7 @@ bool lanes() {
   int server = g_size - 1;
   std::unique_ptr<Listener> listener;
   long served = 0;
-  if (g_rank == server) {
-    listener = backend->make_listener(backend->default_listen_address(""));
-    loop.run(listener->start([&](std::unique_ptr<Comm> c) -> Task<void> {
-      Message m;
-      try {
-        for (;;) {
-          co_await c->read(m);
-          co_await c->write(m);
-        }
-      } catch (const CommClosedError&) {
-        ++served;
-      }
-    }));
-  }
-  std::string addr = bcast(listener ? listener->contact_address() : "", server);
+  std::string addr = echo_server(*backend, loop, server, listener, served);
   const auto& st = mpi::Context::current()->stats();
   const auto shapes = lane_shapes();
   long wrong = 0;
