@@ -4,6 +4,8 @@
 //                 rank takes part in all n(n-1)/2 collective calls)
 //   create_group  one communicator per pair, MPI_Comm_create_group (pair-local calls)
 //   world         one MPI_Comm_dup; connections isolated by per-connection tags
+// and, in a fourth row, what the backend adds on top of any of them: its lanes, kLanes
+// more duplicates of MPI_COMM_WORLD (backends/mpi/mpi_context.hpp).
 // Each method runs --reps times (interleaved); a row reports the slowest rank's time.
 // Run as: mpirun -np N mpi_pair_setup [--reps 5]
 #include <mpi.h>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi/mpi_context.hpp"
 #include "mpi/pair_comms.hpp"
 
 using namespace commbench::mpi;
@@ -30,33 +33,42 @@ int main(int argc, char** argv) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else {
       if (rank == 0)
-        std::fprintf(stderr, "mpi_pair_setup: error: unknown argument '%s' (usage: mpirun -np N "
-                             "mpi_pair_setup [--reps R])\n", argv[i]);
+        std::fprintf(stderr,
+                     "mpi_pair_setup: error: unknown argument '%s' (usage: mpirun -np N "
+                     "mpi_pair_setup [--reps R])\n",
+                     argv[i]);
       MPI_Finalize();
       return 2;
     }
   }
   const PairMethod methods[] = {PairMethod::create, PairMethod::create_group, PairMethod::world};
-  std::vector<std::vector<double>> times(3);
-  std::vector<size_t> comms(3);
+  constexpr size_t kRows = 4;  // the three methods, then the lanes
+  std::vector<std::vector<double>> times(kRows);
+  std::vector<size_t> comms(kRows);
   for (int r = 0; r < reps; ++r)
-    for (size_t m = 0; m < 3; ++m) {
+    for (size_t m = 0; m < kRows; ++m) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
-      PairComms pc = build_pair_comms(MPI_COMM_WORLD, methods[m]);
+      PairComms pc;
+      std::vector<MPI_Comm> lanes(m < 3 ? 0 : Context::kLanes);
+      if (m < 3) pc = build_pair_comms(MPI_COMM_WORLD, methods[m]);
+      for (MPI_Comm& c : lanes) MPI_Comm_dup(MPI_COMM_WORLD, &c);
       double mine = MPI_Wtime() - t0, slowest = 0;
       MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       times[m].push_back(slowest);
-      comms[m] = pc.created;
+      comms[m] = m < 3 ? pc.created : lanes.size();
       free_pair_comms(pc);
+      for (MPI_Comm& c : lanes) MPI_Comm_free(&c);
     }
   if (rank == 0) {
-    std::printf("#ranks  method        comms_per_rank  setup_ms_median  setup_ms_min  setup_ms_max\n");
-    for (size_t m = 0; m < 3; ++m) {
+    std::printf(
+        "#ranks  method        comms_per_rank  setup_ms_median  setup_ms_min  setup_ms_max\n");
+    for (size_t m = 0; m < kRows; ++m) {
       auto t = times[m];
       std::sort(t.begin(), t.end());
-      std::printf("%6d  %-12s  %14zu  %15.3f  %12.3f  %12.3f\n", size, to_string(methods[m]),
-                  comms[m], 1e3 * t[t.size() / 2], 1e3 * t.front(), 1e3 * t.back());
+      std::printf("%6d  %-12s  %14zu  %15.3f  %12.3f  %12.3f\n", size,
+                  m < 3 ? to_string(methods[m]) : "+lanes", comms[m], 1e3 * t[t.size() / 2],
+                  1e3 * t.front(), 1e3 * t.back());
     }
   }
   MPI_Finalize();

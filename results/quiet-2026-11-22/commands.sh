@@ -31,6 +31,9 @@ for e in 16384 3968; do
 done
 # The same latency sweep on the MPICH build (issue 3 asks for both MPIs).
 run mpi-lat-mpich mpirun.mpich -np 2 build/mpich/microbench/pingpong --backend mpi:cooperative,mpi:batched,raw-mpi -b 1 -e 4K --reps 5 --csv $out/pingpong-mpi-mpich.csv
+# Start-up cost of the MPI isolation constructions and of the lanes (microbench/
+# mpi_pair_setup; the slowest rank's time, median of 5), 2–16 ranks on the 2 cores.
+run mpi-setup sh -c "for n in 2 4 8 16; do $mpirun -np \$n $bin/microbench/mpi_pair_setup --reps 5; done > $out/mpi-pair-setup.txt"
 # MPI: raw-mpi at S and at S + 20 (the frame header) — where Open MPI's size classes
 # (vader fast box: 32 bytes with its own header; inline send: 256 bytes) fall, i.e. what a
 # header costs a small message. One invocation per size, coroutine and raw interleaved.
