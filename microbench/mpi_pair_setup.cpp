@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -42,21 +43,25 @@ int main(int argc, char** argv) {
     }
   }
   const PairMethod methods[] = {PairMethod::create, PairMethod::create_group, PairMethod::world};
-  constexpr size_t kRows = 4;  // the three methods, then the lanes
+  constexpr size_t kMethods = std::size(methods);
+  constexpr size_t kRows = kMethods + 1;  // the three methods, then the lanes
   std::vector<std::vector<double>> times(kRows);
   std::vector<size_t> comms(kRows);
   for (int r = 0; r < reps; ++r)
     for (size_t m = 0; m < kRows; ++m) {
+      const bool lanes_row = m == kMethods;
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       PairComms pc;
-      std::vector<MPI_Comm> lanes(m < 3 ? 0 : Context::kLanes);
-      if (m < 3) pc = build_pair_comms(MPI_COMM_WORLD, methods[m]);
-      for (MPI_Comm& c : lanes) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+      std::vector<MPI_Comm> lanes(lanes_row ? Context::kLanes : 0);
+      if (lanes_row)
+        for (MPI_Comm& c : lanes) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+      else
+        pc = build_pair_comms(MPI_COMM_WORLD, methods[m]);
       double mine = MPI_Wtime() - t0, slowest = 0;
       MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       times[m].push_back(slowest);
-      comms[m] = m < 3 ? pc.created : lanes.size();
+      comms[m] = lanes_row ? lanes.size() : pc.created;
       free_pair_comms(pc);
       for (MPI_Comm& c : lanes) MPI_Comm_free(&c);
     }
@@ -67,7 +72,7 @@ int main(int argc, char** argv) {
       auto t = times[m];
       std::sort(t.begin(), t.end());
       std::printf("%6d  %-12s  %14zu  %15.3f  %12.3f  %12.3f\n", size,
-                  m < 3 ? to_string(methods[m]) : "+lanes", comms[m], 1e3 * t[t.size() / 2],
+                  m == kMethods ? "+lanes" : to_string(methods[m]), comms[m], 1e3 * t[t.size() / 2],
                   1e3 * t.front(), 1e3 * t.back());
     }
   }

@@ -27,13 +27,39 @@ uint64_t get_u64(const std::byte* p) {
   for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
   return v;
 }
+// A received frame of `size` bytes, with `total` the bytes of the message so far (updated):
+// the size limits a receiver enforces before allocating anything.
+void check_announced_frame(uint64_t size, uint64_t& total, const CommLimits& limits) {
+  if (size > limits.max_frame_bytes)
+    throw ProtocolError("frame of " + std::to_string(size) + " bytes exceeds limit of " +
+                        std::to_string(limits.max_frame_bytes));
+  total += size;
+  if (total > limits.max_message_bytes)
+    throw ProtocolError("message exceeds limit of " + std::to_string(limits.max_message_bytes) +
+                        " bytes");
+}
 }  // namespace
 
-size_t encode_header(const Message& msg, std::span<std::byte> out, const CommLimits& limits) {
+void check_limits(const Message& msg, const CommLimits& limits) {
   size_t n = msg.frames.size();
   if (n > limits.max_frames)
     throw ProtocolError("message has " + std::to_string(n) + " frames, limit is " +
                         std::to_string(limits.max_frames));
+  uint64_t total = 0;
+  for (const Buffer& f : msg.frames) {
+    if (f.size > limits.max_frame_bytes || f.size > kMaxEncodableFrameBytes)
+      throw ProtocolError("frame of " + std::to_string(f.size) + " bytes exceeds limit of " +
+                          std::to_string(limits.max_frame_bytes));
+    total += f.size;
+  }
+  if (total > limits.max_message_bytes)
+    throw ProtocolError("message of " + std::to_string(total) + " bytes exceeds limit of " +
+                        std::to_string(limits.max_message_bytes));
+}
+
+size_t encode_header(const Message& msg, std::span<std::byte> out, const CommLimits& limits) {
+  check_limits(msg, limits);
+  size_t n = msg.frames.size();
   size_t need = header_bytes(n);
   if (out.size() < need) throw std::logic_error("header buffer too small");
   put_u32(out.data(), kFrameMagic);
@@ -41,19 +67,11 @@ size_t encode_header(const Message& msg, std::span<std::byte> out, const CommLim
   out[5] = std::byte{0};
   out[6] = out[7] = std::byte{0};
   put_u32(out.data() + 8, static_cast<uint32_t>(n));
-  uint64_t total = 0;
   std::byte* d = out.data() + kFixedHeaderBytes;
   for (const Buffer& f : msg.frames) {
-    if (f.size > limits.max_frame_bytes || f.size > kMaxEncodableFrameBytes)
-      throw ProtocolError("frame of " + std::to_string(f.size) + " bytes exceeds limit of " +
-                          std::to_string(limits.max_frame_bytes));
-    total += f.size;
     put_u64(d, f.size | (static_cast<uint64_t>(f.kind) << 56));
     d += kFrameDescriptorBytes;
   }
-  if (total > limits.max_message_bytes)
-    throw ProtocolError("message of " + std::to_string(total) + " bytes exceeds limit of " +
-                        std::to_string(limits.max_message_bytes));
   return need;
 }
 
@@ -85,22 +103,19 @@ void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t c
     auto kind = static_cast<uint8_t>(v >> 56);
     if (kind >= kMemoryKindCount)
       throw ProtocolError("unknown memory kind " + std::to_string(kind) + " in frame header");
-    if (size > limits.max_frame_bytes)
-      throw ProtocolError("frame of " + std::to_string(size) + " bytes exceeds limit of " +
-                          std::to_string(limits.max_frame_bytes));
-    total += size;
-    if (total > limits.max_message_bytes)
-      throw ProtocolError("message exceeds limit of " + std::to_string(limits.max_message_bytes) +
-                          " bytes");
+    check_announced_frame(size, total, limits);
     out[i] = FrameInfo{size, static_cast<MemoryKind>(kind)};
   }
 }
 
-void describe_bare_message(uint64_t bytes, const CommLimits& limits, std::vector<FrameInfo>& out) {
-  std::byte d[kFrameDescriptorBytes];
-  put_u64(d, bytes | (static_cast<uint64_t>(MemoryKind::host) << 56));
-  if (limits.max_frames < 1) throw ProtocolError("message has 1 frames, limit is 0");
-  decode_frame_descriptors(d, 1, limits, out);
+void unpack_bare_message(std::span<const std::byte> bytes, const CommLimits& limits,
+                         Message& into) {
+  if (limits.max_frames < 1) throw ProtocolError("message of 1 frame, limit is 0 frames");
+  uint64_t total = 0;
+  check_announced_frame(bytes.size(), total, limits);
+  into.prepare_frames(1);
+  Buffer& f = into.prepare_frame(0, bytes.size(), MemoryKind::host);
+  if (!bytes.empty()) std::memcpy(f.data, bytes.data(), bytes.size());
 }
 
 }  // namespace commbench

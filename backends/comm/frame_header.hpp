@@ -33,8 +33,11 @@ inline size_t header_bytes(size_t frames) noexcept {
   return kFixedHeaderBytes + frames * kFrameDescriptorBytes;
 }
 
+// Throws ProtocolError if `msg` breaks the limits (frame count, frame and message size).
+void check_limits(const Message& msg, const CommLimits& limits);
+
 // Writes the header for `msg` into `out` (which must hold header_bytes(frames)).
-// Throws ProtocolError if the message itself breaks the limits.
+// Throws ProtocolError if the message itself breaks the limits (check_limits).
 size_t encode_header(const Message& msg, std::span<std::byte> out, const CommLimits& limits);
 
 // Checks the fixed part; returns the frame count. Throws ProtocolError.
@@ -45,8 +48,8 @@ void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t c
                               const CommLimits& limits, std::vector<FrameInfo>& out);
 
 // A bare message (MPI lanes, UCX: one host frame sent without header, the transport's tag
-// saying so): `out` = that one frame of `bytes`, after the checks a header announcing it
-// would get. Throws ProtocolError.
-void describe_bare_message(uint64_t bytes, const CommLimits& limits, std::vector<FrameInfo>& out);
+// saying so): checks `bytes` as a header announcing one host frame of that size would be
+// checked, then copies them into `into` as its one frame. Throws ProtocolError.
+void unpack_bare_message(std::span<const std::byte> bytes, const CommLimits& limits, Message& into);
 
 }  // namespace commbench

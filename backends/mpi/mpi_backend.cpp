@@ -170,7 +170,7 @@ class MpiConnector final : public Connector {
         }
         // The listener may still accept and answer on this tag: never reuse it.
         ctx.leak_tag(tag);
-        ctx.leak_lane(rs.rank, lane);
+        ctx.leak_lane(lane);
         token.throw_cancelled("connect to " + address);
       }
       if (rep.magic == ConnectReply::kMagic && rep.nonce == req.nonce && rep.status == 0 &&

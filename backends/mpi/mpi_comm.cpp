@@ -102,7 +102,7 @@ void MpiComm::release(Staging s) noexcept {
 void MpiComm::post_send(Op& op, const void* p, size_t bytes, bool bare) {
   op.engine = engine_.get();
   const Route& r = ch_->out;
-  int tag = r.on_lane() ? (bare ? kLaneTagBare : kLaneTagFramed) : r.tag;
+  int tag = r.on_lane() ? (bare ? kLaneTagBare : kLaneTagFramed) : ch_->out_tag;
   int rc = isend_bytes(p, bytes, r.rank, tag, r.comm, &op.req);
   if (rc != MPI_SUCCESS) throw_mpi_error(rc, "send");
   ++ch_->sent;
@@ -112,8 +112,7 @@ void MpiComm::post_send(Op& op, const void* p, size_t bytes, bool bare) {
 void MpiComm::post_recv(Op& op, void* p, size_t bytes) {
   op.engine = engine_.get();
   op.recv_channel = ch_.get();
-  const Route& r = ch_->in;
-  int rc = irecv_bytes(p, bytes, r.rank, r.on_lane() ? MPI_ANY_TAG : r.tag, r.comm, &op.req);
+  int rc = irecv_bytes(p, bytes, ch_->in.rank, ch_->receive_tag(), ch_->in.comm, &op.req);
   if (rc != MPI_SUCCESS) throw_mpi_error(rc, "receive");
   op.link(ops_);
 }
@@ -150,14 +149,11 @@ bool MpiComm::is_inline(size_t frame_bytes, size_t& budget) const noexcept {
 
 void MpiComm::read_bare(Message& into, size_t got) {
   try {
-    describe_bare_message(got, wire_.limits, frames_in_);
+    unpack_bare_message({in_.get(), got}, wire_.limits, into);
   } catch (const ProtocolError& e) {
     protocol_error(e.what());
   }
   ch_->ctx.count_bare_received();
-  into.prepare_frames(1);
-  Buffer& f = into.prepare_frame(0, got, MemoryKind::host);
-  if (got > 0) std::memcpy(f.data, in_.get(), got);
 }
 
 // --- write -------------------------------------------------------------------------------
@@ -172,8 +168,7 @@ Task<void> MpiComm::write(const Message& msg, CancelToken token) {
   if (goes_bare(msg)) {
     // One host frame within the inline budget, on a lane: the tag says what it is, so
     // it goes as it is, straight from the caller's buffer (the limits still apply).
-    std::byte header[kFixedHeaderBytes + kFrameDescriptorBytes];
-    encode_header(msg, header, wire_.limits);
+    check_limits(msg, wire_.limits);
     Op op;
     post_send(op, msg.frames[0].data, msg.frames[0].size, true);
     try {

@@ -144,7 +144,7 @@ int Context::alloc_lane(int peer_world) {
   return -1;
 }
 
-void Context::leak_lane(int, int lane) {
+void Context::leak_lane(int lane) {
   if (lane >= 0) --stats_.lanes_live;  // stays taken: a late accept may still send on it
 }
 
@@ -157,21 +157,13 @@ void Context::free_lane(int peer_world, int lane) {
 std::shared_ptr<Channel> Context::open_channel(int peer_world, int in_tag, int out_tag, int in_lane,
                                                int out_lane) {
   auto p = static_cast<size_t>(peer_world);
-  auto route = [&](int lane, int tag) {
-    Route r;
-    if (lane >= 0 && lane < kLanes) {
-      r.comm = lanes_[static_cast<size_t>(lane)];
-      r.rank = peer_world;
-      r.lane = lane;
-    } else {
-      r.comm = pairs_.by_peer[p];
-      r.rank = pairs_.peer_rank[p];
-      r.tag = tag;
-    }
-    return r;
+  auto route = [&](int lane) {
+    if (lane >= 0 && lane < kLanes)
+      return Route{lanes_[static_cast<size_t>(lane)], peer_world, lane};
+    return Route{pairs_.by_peer[p], pairs_.peer_rank[p], -1};
   };
-  auto ch = std::make_shared<Channel>(*this, peer_world, in_tag, out_tag, route(in_lane, in_tag),
-                                      route(out_lane, out_tag));
+  auto ch = std::make_shared<Channel>(*this, peer_world, in_tag, out_tag, route(in_lane),
+                                      route(out_lane));
   channels_[in_tag] = ch;
   return ch;
 }
@@ -338,7 +330,7 @@ size_t Context::discard_arrived(int source, int tag, MPI_Comm comm) {
 }
 
 bool Context::drain(Channel& ch) {
-  size_t n = discard_arrived(ch.in.rank, ch.in.on_lane() ? MPI_ANY_TAG : ch.in.tag, ch.in.comm);
+  size_t n = discard_arrived(ch.in.rank, ch.receive_tag(), ch.in.comm);
   ch.received += n;
   return n > 0;
 }

@@ -50,8 +50,7 @@ class MpiComm;
 struct Route {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0;   // the other end's rank in `comm`
-  int lane = -1;  // >= 0: a lane, `tag` is not used
-  int tag = 0;    // the receiving end's tag (on the pair communicator)
+  int lane = -1;  // >= 0: a lane; -1: the pair communicator
   bool on_lane() const noexcept { return lane >= 0; }
 };
 
@@ -64,19 +63,22 @@ struct Channel : std::enable_shared_from_this<Channel> {
   Context& ctx;
   int peer_world;          // the peer's rank in MPI_COMM_WORLD
   int in_tag;              // ours, from the free list: names this end in control messages
+                           // and is the receive tag when `in` is not a lane
   int out_tag;             // the peer's in_tag
   Route in;                // how the peer's messages reach us
   Route out;               // how ours reach the peer
-  uint64_t sent = 0;       // MPI messages we posted to out_tag
-  uint64_t received = 0;   // MPI messages we received on in_tag
+  uint64_t sent = 0;       // MPI messages we posted through `out`
+  uint64_t received = 0;   // MPI messages we received through `in`
   uint64_t peer_sent = 0;  // from the peer's close notice
   bool peer_closed = false;
   bool local_closed = false;
-  int graves = 0;            // cancelled receives on in_tag not yet completed
+  int graves = 0;            // cancelled receives through `in` not yet completed
   MpiComm* owner = nullptr;  // the live comm, told when the peer closes
 
   Channel(Context& c, int pw, int in_t, int out_t, Route in_r, Route out_r)
       : ctx(c), peer_world(pw), in_tag(in_t), out_tag(out_t), in(in_r), out(out_r) {}
+  // The tag our receives match: any on a lane (the tag tells the layout), else in_tag.
+  int receive_tag() const noexcept { return in.on_lane() ? MPI_ANY_TAG : in_tag; }
   // Every message the peer will ever send has arrived.
   bool exhausted() const noexcept { return peer_closed && received == peer_sent; }
 };
@@ -125,7 +127,7 @@ class Context {
   void free_tag(int tag);
   // A free lane for receiving from `peer_world`, or -1 when all kLanes are taken.
   int alloc_lane(int peer_world);
-  void leak_lane(int peer_world, int lane);  // as leak_tag
+  void leak_lane(int lane);  // as leak_tag
   void free_lane(int peer_world, int lane);
   // in_lane: ours (-1: none); out_lane: the peer's (-1: it receives on out_tag).
   std::shared_ptr<Channel> open_channel(int peer_world, int in_tag, int out_tag, int in_lane,

@@ -143,8 +143,7 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
   if (closed()) closed_error("write");
   token.throw_if_cancelled("ucx write");
   if (goes_bare(msg)) {
-    std::byte header[kFixedHeaderBytes + kFrameDescriptorBytes];
-    encode_header(msg, header, limits_);  // the limits hold for bare messages too
+    check_limits(msg, limits_);  // the limits hold for bare messages too
     Op op;
     const Buffer& f = msg.frames[0];
     ucs_status_t s = post_send(f.data, f.size, op, send_tag_ | kBareTagBit);
@@ -267,14 +266,11 @@ Task<void> UcxComm::read(Message& into, CancelToken token) {
   const std::byte* pk = packet_in_.get();
   if (tag & kBareTagBit) {
     try {
-      describe_bare_message(got, limits_, frames_in_);
+      unpack_bare_message({pk, got}, limits_, into);
     } catch (const ProtocolError&) {
       abort();
       throw;
     }
-    into.prepare_frames(1);
-    Buffer& f = into.prepare_frame(0, got, MemoryKind::host);
-    if (got > 0) std::memcpy(f.data, pk, got);
     co_return;
   }
   if (got == kClosePacketBytes && std::memcmp(pk, kClosePacket, kClosePacketBytes) == 0) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "comm/errors.hpp"
+#include "comm/frame_header.hpp"
 #include "comm/registry.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/timeout.hpp"
@@ -185,9 +186,9 @@ TEST_P(CommSuite, OneFrameMessagesAroundInlineLimits) {
   std::vector<size_t> sizes = {0,    1,    4,    8,    255,  256,   257,   3967,  3968,
                                3969, 4096, 8191, 8192, 8193, 16255, 16256, 16257, 16385};
   const std::string close_packet = "CBXC";
-  std::vector<std::byte> lookalike_header(20);
-  const char* magic = "CBM1\x01\0\0\0\x01\0\0\0\x04\0\0\0\0\0\0\0";
-  std::memcpy(lookalike_header.data(), magic, 20);
+  std::byte four[4] = {};
+  std::vector<std::byte> lookalike_header(header_bytes(1));
+  encode_header(Message({Buffer{four, 4, MemoryKind::host}}), lookalike_header, CommLimits{});
   run([&](CancelToken) -> Task<void> {
     auto comm = co_await connect(co_await listen(echo_server()));
     Message in;

@@ -57,17 +57,6 @@ size_t wrong_bytes(const Message& m, size_t id, const std::vector<size_t>& sizes
   return wrong;
 }
 
-size_t open_fds() {
-  size_t n = 0;
-  if (DIR* d = opendir("/proc/self/fd")) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ++n;
-    closedir(d);
-    --n;  // the descriptor opendir itself holds
-  }
-  return n;
-}
-
 std::map<int, std::string> fd_targets() {
   std::map<int, std::string> out;
   if (DIR* d = opendir("/proc/self/fd")) {
@@ -84,6 +73,10 @@ std::map<int, std::string> fd_targets() {
     closedir(d);
   }
   return out;
+}
+
+size_t open_fds() {
+  return fd_targets().size();
 }
 
 std::string fd_difference(const std::map<int, std::string>& before,
