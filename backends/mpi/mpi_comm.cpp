@@ -221,10 +221,10 @@ Task<void> MpiComm::write(const Message& msg, CancelToken token) {
       }
   } catch (const std::exception&) {
     // Part of the message may be on the wire (or still being read from `s` by MPI): the
-    // connection is unusable, and the staging buffer is deliberately leaked because a
-    // cancelled send may still read it.
+    // connection is unusable. abort() buries the sends still outstanding; the staging
+    // buffer goes with them, because a cancelled send may still read it.
     abort();
-    (void)s.data.release();
+    ch_->ctx.keep_while_graves(std::move(s.data));
     throw;
   }
   release(std::move(s));

@@ -221,6 +221,12 @@ void Context::bury(MPI_Request req, Channel* ch, std::unique_ptr<std::byte[]> ke
   stats_.graves = graves_.size();
 }
 
+void Context::keep_while_graves(std::unique_ptr<std::byte[]> buf) {
+  if (graves_.empty()) return;  // every request that could read it has finished
+  kept_.push_back(std::move(buf));
+  stats_.kept_buffers = kept_.size();
+}
+
 void Context::send_control(const void* data, size_t bytes, int dest, int tag) {
   auto buf = std::make_unique<std::byte[]>(bytes);
   std::memcpy(buf.get(), data, bytes);
@@ -380,6 +386,10 @@ bool Context::poll() {
     }
   }
   stats_.graves = graves_.size();
+  if (graves_.empty() && !kept_.empty()) {
+    kept_.clear();
+    stats_.kept_buffers = 0;
+  }
   // Backwards: maybe_retire removes only the channel at hand from zombies_.
   for (size_t i = zombies_.size(); i-- > 0;) {
     std::shared_ptr<Channel> ch = zombies_[i];

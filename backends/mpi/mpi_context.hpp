@@ -95,7 +95,8 @@ struct ContextStats {
   uint64_t bare_received = 0;  // messages that arrived without a frame header
   uint64_t channels_retired = 0;
   uint64_t graves = 0;
-  double setup_s = 0;  // wall time of the collective start-up (pair comms)
+  uint64_t kept_buffers = 0;  // buffers held for requests in the graveyard
+  double setup_s = 0;         // wall time of the collective start-up (pair comms)
 };
 
 class Context {
@@ -142,6 +143,10 @@ class Context {
   // A request nobody waits for any more (cancelled, or a fire-and-forget send): tested
   // until it completes, keeping `keep` alive. A receive on `ch` is counted if it got data.
   void bury(MPI_Request req, Channel* ch, std::unique_ptr<std::byte[]> keep = {});
+  // A buffer that several buried requests may still read (a cancelled write's staging
+  // copy, which holds its header and inline frames): freed once the graveyard is empty,
+  // since no single grave knows it is the last reader.
+  void keep_while_graves(std::unique_ptr<std::byte[]> buf);
   // Sends a small control message without waiting for it.
   void send_control(const void* data, size_t bytes, int dest, int tag);
 
@@ -181,6 +186,7 @@ class Context {
     std::unique_ptr<std::byte[]> keep;
   };
   std::vector<Grave> graves_;
+  std::vector<std::unique_ptr<std::byte[]>> kept_;  // see keep_while_graves
   // Control receives.
   MPI_Request connect_req_ = MPI_REQUEST_NULL;
   MPI_Request notice_req_ = MPI_REQUEST_NULL;

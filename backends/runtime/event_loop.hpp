@@ -43,10 +43,10 @@ struct LoopOptions {
 };
 
 struct LoopStats {
-  uint64_t turns = 0;       // turns of the loop
-  uint64_t blocks = 0;      // times it blocked in epoll with every poller armed
-  uint64_t naps = 0;        // bounded sleeps because a poller could not arm
-  uint64_t slept_ns = 0;    // wall time spent blocked or napping
+  uint64_t turns = 0;     // turns of the loop
+  uint64_t blocks = 0;    // times it blocked in epoll with every poller armed
+  uint64_t naps = 0;      // bounded sleeps because a poller could not arm
+  uint64_t slept_ns = 0;  // wall time spent blocked or napping
 };
 
 class EventLoop;
@@ -119,6 +119,15 @@ class EventLoop {
 
   // Runs the loop for a while (everything ready, every poller, every timer).
   void run_for(std::chrono::nanoseconds d) { run(sleep_task(d)); }
+  // Runs the loop until every detached task has finished, at most `limit`; true if they
+  // all did. For owners that are about to destroy what those tasks use (a backend, the
+  // loop itself): a fixed grace period is a guess that a loaded machine gets wrong.
+  bool settle_detached(std::chrono::nanoseconds limit) {
+    auto until = std::chrono::steady_clock::now() + limit;
+    while (live_detached_ > 0 && std::chrono::steady_clock::now() < until)
+      run_for(std::chrono::milliseconds(1));
+    return live_detached_ == 0;
+  }
 
   // One turn, then the idle policy if the turn did nothing.
   void run_once();

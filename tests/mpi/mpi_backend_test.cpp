@@ -7,6 +7,9 @@
 //                their small single-frame messages arrive without a header, the rest
 //                fall back to framed messages on the pair communicator; every shape
 //                echoes intact on both, and the lanes come back after the closes
+//   cancelled-write  a write of a large message that times out (its peer is not reading)
+//                throws, and the staging copy of its header, which MPI may still read,
+//                is held while its sends are in the graveyard and freed once they end
 //   peer-exit    a read pending on a peer that closes everything and calls MPI_Finalize
 //                fails with CommClosedError instead of hanging
 // Run as: mpirun -np 2 mpi_backend_test MODE [N]  (cycles also works with -np 1). Prints
@@ -308,6 +311,69 @@ bool lanes() {
   return ok;
 }
 
+// Rank 1 accepts and reads only after 300 ms; rank 0's write of {8 B, 4 MiB} cannot
+// finish before then (the large frame waits for its receive), so its 20 ms timeout
+// fires with the sends outstanding.
+bool cancelled_write() {
+  EventLoop loop;
+  auto backend = make(loop);
+  const int server = 1;
+  std::unique_ptr<Listener> listener;
+  long served = 0;
+  if (g_rank == server) {
+    listener = backend->make_listener(backend->default_listen_address(""));
+    loop.run(listener->start([&](std::unique_ptr<Comm> c) -> Task<void> {
+      co_await loop.sleep_for(300ms);
+      Message m;
+      try {
+        for (;;) co_await c->read(m);
+      } catch (const std::exception&) {
+        ++served;  // the writer aborted: the read ends with an error, never hangs
+      }
+    }));
+  }
+  std::string addr = bcast(listener ? listener->contact_address() : "", server);
+  const auto& st = mpi::Context::current()->stats();
+  std::string thrown;
+  uint64_t kept_after_throw = 0, graves_after_throw = 0;
+  bool settled = false;
+  auto client = [&]() -> Task<void> {
+    auto comm = co_await backend->make_connector()->connect(addr, 10s);
+    std::vector<char> small(8, 's'), large(4u << 20, 'L');
+    Message out({Buffer{small.data(), small.size(), MemoryKind::host},
+                 Buffer{large.data(), large.size(), MemoryKind::host}});
+    try {
+      Comm& c = *comm;
+      co_await with_timeout(loop, 20ms, [&](CancelToken t) { return c.write(out, t); });
+      thrown = "nothing";
+    } catch (const TimeoutError&) {
+      thrown = "TimeoutError";
+    } catch (const std::exception& e) {
+      thrown = std::string("other: ") + e.what();
+    }
+    kept_after_throw = st.kept_buffers;
+    graves_after_throw = st.graves;
+    // The peer's drain takes the abandoned message; then the graveyard empties and the
+    // staging buffer goes with it. `large` outlives this wait, as a write's frames must.
+    for (int i = 0; i < 10000 && !settled; ++i) {
+      co_await loop.sleep_for(1ms);
+      settled = st.graves == 0 && st.kept_buffers == 0;
+    }
+  };
+  auto wait_served = [&]() -> Task<void> {
+    while (served < 1) co_await loop.sleep_for(1ms);
+  };
+  if (std::string e = run_client_server(loop, server, 60s, client, wait_served); !e.empty())
+    return report(false, "cancelled-write: " + e);
+  if (g_rank != 0) return report(served == 1, "cancelled-write: the reader's read ended");
+  return report(
+      thrown == "TimeoutError" && graves_after_throw > 0 && kept_after_throw == 1 && settled,
+      "cancelled-write: write threw " + thrown + "; then " + std::to_string(graves_after_throw) +
+          " buried requests holding " + std::to_string(kept_after_throw) +
+          " staging buffer (want >= 1 and 1); " +
+          (settled ? "both freed" : "not freed within 10 s"));
+}
+
 // Returns only on rank 0; rank 1 finalizes and exits inside.
 bool peer_exit() {
   auto loop = std::make_unique<EventLoop>();
@@ -363,7 +429,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   std::string mode = argc > 1 ? argv[1] : "";
   bool ok = false;
-  bool needs_two = mode == "idle" || mode == "noservice" || mode == "peer-exit";
+  bool needs_two =
+      mode == "idle" || mode == "noservice" || mode == "peer-exit" || mode == "cancelled-write";
   if (needs_two && g_size < 2) {
     report(false, mode + " needs 2 ranks");
   } else if (mode == "cycles") {
@@ -374,11 +441,14 @@ int main(int argc, char** argv) {
     ok = noservice();
   } else if (mode == "lanes") {
     ok = lanes();
+  } else if (mode == "cancelled-write") {
+    ok = cancelled_write();
   } else if (mode == "peer-exit") {
     ok = peer_exit();
   } else {
     std::fprintf(stderr,
-                 "usage: mpi_backend_test cycles [N] | idle | noservice | lanes | peer-exit\n");
+                 "usage: mpi_backend_test cycles [N] | idle | noservice | lanes | "
+                 "cancelled-write | peer-exit\n");
   }
   int mine = ok ? 1 : 0, all = 0;
   if (mode == "peer-exit")

@@ -131,7 +131,9 @@ void LoopFixture::SetUp() {
 
 void LoopFixture::TearDown() {
   for (auto& l : listeners_) l->stop();
-  loop_.run_for(std::chrono::milliseconds(5));
+  // As in the comm suite: handlers still running would outlive the loop and backend.
+  EXPECT_TRUE(loop_.settle_detached(std::chrono::seconds(5)))
+      << "a connection handler did not finish";
   listeners_.clear();
 }
 

@@ -1,4 +1,6 @@
 // The event loop: ordering, timers, cancellation, descriptors, pollers, idle blocking.
+#include "runtime/event_loop.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "runtime/async_mutex.hpp"
-#include "runtime/event_loop.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/timeout.hpp"
 #include "runtime/when_all.hpp"
@@ -140,6 +141,31 @@ TEST(EventLoop, SpawnReportsEscapedErrors) {
   EXPECT_EQ(seen, "detached failure");
   EXPECT_EQ(loop.detached_errors(), 1u);
   EXPECT_EQ(loop.live_detached(), 0u);
+}
+
+TEST(EventLoop, SettleDetachedWaitsForSpawnedTasksThenGivesUp) {
+  EventLoop loop;
+  bool finished = false;
+  spawn(loop, [](EventLoop& l, bool& done) -> Task<void> {
+    co_await l.sleep_for(30ms);
+    done = true;
+  }(loop, finished));
+  EXPECT_TRUE(loop.settle_detached(5s));
+  EXPECT_TRUE(finished);
+  // One that outlives the limit: settle returns false after about the limit.
+  CancelSource stop;
+  spawn(loop, [](EventLoop& l, CancelToken t) -> Task<void> {
+    try {
+      co_await l.sleep_for(60s, t);
+    } catch (const std::exception&) {
+    }
+  }(loop, stop.token()));
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(loop.settle_detached(50ms));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 50ms);
+  EXPECT_EQ(loop.live_detached(), 1u);
+  stop.cancel();
+  EXPECT_TRUE(loop.settle_detached(5s));
 }
 
 TEST(EventLoop, WhenAllRethrowsAfterAllFinish) {
