@@ -57,14 +57,16 @@ class Storage {
   void release() noexcept;
   size_t capacity() const noexcept { return capacity_; }
   void* data() const noexcept { return data_; }
-
- private:
+  MemoryKind kind() const noexcept { return kind_; }
+  const MemoryAllocator* allocator() const noexcept { return alloc_; }
   void swap(Storage& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(capacity_, o.capacity_);
     std::swap(kind_, o.kind_);
     std::swap(alloc_, o.alloc_);
   }
+
+ private:
   void* data_ = nullptr;
   size_t capacity_ = 0;
   MemoryKind kind_ = MemoryKind::host;

@@ -108,14 +108,14 @@ void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t c
   }
 }
 
-void unpack_bare_message(std::span<const std::byte> bytes, const CommLimits& limits,
-                         Message& into) {
+void unpack_bare_message(Storage& landing, size_t got, const CommLimits& limits, Message& into) {
   if (limits.max_frames < 1) throw ProtocolError("message of 1 frame, limit is 0 frames");
   uint64_t total = 0;
-  check_announced_frame(bytes.size(), total, limits);
+  check_announced_frame(got, total, limits);
   into.prepare_frames(1);
-  Buffer& f = into.prepare_frame(0, bytes.size(), MemoryKind::host);
-  if (!bytes.empty()) std::memcpy(f.data, bytes.data(), bytes.size());
+  if (into.adopt_frame(0, landing, got)) return;
+  Buffer& f = into.prepare_frame(0, got, MemoryKind::host);
+  if (got > 0) std::memcpy(f.data, landing.data(), got);
 }
 
 }  // namespace commbench

@@ -48,8 +48,11 @@ void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t c
                               const CommLimits& limits, std::vector<FrameInfo>& out);
 
 // A bare message (MPI lanes, UCX: one host frame sent without header, the transport's tag
-// saying so): checks `bytes` as a header announcing one host frame of that size would be
-// checked, then copies them into `into` as its one frame. Throws ProtocolError.
-void unpack_bare_message(std::span<const std::byte> bytes, const CommLimits& limits, Message& into);
+// saying so) of `got` bytes received into `landing`: checks it as a header announcing one
+// host frame of that size would be checked, then makes it `into`'s one frame. The landing
+// block itself becomes the frame (Message::adopt_frame; `landing` gets the frame's old
+// block, which the caller re-reserves before its next receive), or the bytes are copied
+// where `into` keeps its host frames elsewhere. Throws ProtocolError.
+void unpack_bare_message(Storage& landing, size_t got, const CommLimits& limits, Message& into);
 
 }  // namespace commbench

@@ -38,6 +38,22 @@ class Message {
     return frames[i];
   }
 
+  // Makes frame `i` (after prepare_frames) the first `size` bytes of `block`, which gets
+  // the frame's previous storage in exchange: a backend that received a whole frame into
+  // its own staging block hands the block over instead of copying it out. Only a host
+  // block from the allocator this message's host frames come from is taken (a frame
+  // must stay in pinned memory when the staging layer asked for it); otherwise nothing
+  // happens, false is returned, and the caller copies.
+  bool adopt_frame(size_t i, Storage& block, size_t size) noexcept {
+    const MemoryAllocator* want =
+        host_allocator_ ? host_allocator_ : &allocator_for(MemoryKind::host);
+    if (!block.data() || block.kind() != MemoryKind::host || block.allocator() != want ||
+        block.capacity() < size)
+      return false;
+    storage_[i].swap(block);
+    frames[i] = Buffer{storage_[i].data(), size, MemoryKind::host};
+    return true;
+  }
   // Host frames received into this message come from `a` (nullptr = the default host
   // allocator): the GPU staging layer receives into pinned memory so its host-to-device
   // copies run asynchronously. `a` must outlive the message's storage.

@@ -149,7 +149,7 @@ bool MpiComm::is_inline(size_t frame_bytes, size_t& budget) const noexcept {
 
 void MpiComm::read_bare(Message& into, size_t got) {
   try {
-    unpack_bare_message({in_.get(), got}, wire_.limits, into);
+    unpack_bare_message(in_, got, wire_.limits, into);
   } catch (const ProtocolError& e) {
     protocol_error(e.what());
   }
@@ -238,13 +238,13 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
   guard.emplace(co_await read_lock_.lock());
   check_readable();
   const bool packed = wire_.shape == WireShape::packed;
-  if (!in_) {
+  if (in_capacity_ == 0)
     in_capacity_ = header_bytes(wire_.limits.max_frames) + (packed ? wire_.eager : 0);
-    in_ = std::make_unique<std::byte[]>(in_capacity_);
-  }
+  // Reserved on every read: a bare message takes the block with it (read_bare).
+  auto* in = static_cast<std::byte*>(in_.reserve(in_capacity_, MemoryKind::host));
   try {
     Op hop;
-    post_recv(hop, in_.get(), packed ? in_capacity_ : kFixedHeaderBytes);
+    post_recv(hop, in, packed ? in_capacity_ : kFixedHeaderBytes);
     while (!co_await engine_->wait(hop, token)) {
     }
     size_t got = received_bytes(hop.status);
@@ -254,7 +254,7 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
     }
     uint32_t count = 0;
     try {
-      count = decode_fixed_header({in_.get(), got}, wire_.limits);
+      count = decode_fixed_header({in, got}, wire_.limits);
     } catch (const ProtocolError& e) {
       protocol_error(e.what());
     }
@@ -263,7 +263,7 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
       if (got != kFixedHeaderBytes)
         protocol_error("header message of " + std::to_string(got) + " bytes");
       Op dop;
-      post_recv(dop, in_.get() + kFixedHeaderBytes, hb - kFixedHeaderBytes);
+      post_recv(dop, in + kFixedHeaderBytes, hb - kFixedHeaderBytes);
       while (!co_await engine_->wait(dop, token)) {
       }
       if (received_bytes(dop.status) != hb - kFixedHeaderBytes)
@@ -272,7 +272,7 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
       protocol_error("header truncated");
     }
     try {
-      decode_frame_descriptors({in_.get() + kFixedHeaderBytes, hb - kFixedHeaderBytes}, count,
+      decode_frame_descriptors({in + kFixedHeaderBytes, hb - kFixedHeaderBytes}, count,
                                wire_.limits, frames_in_);
     } catch (const ProtocolError& e) {
       protocol_error(e.what());
@@ -284,7 +284,7 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
       Buffer& f = into.prepare_frame(i, fi.size, fi.kind);
       if (packed && is_inline(fi.size, budget)) {
         if (pos + fi.size > got) protocol_error("inline frames truncated");
-        if (fi.size > 0) std::memcpy(f.data, in_.get() + pos, fi.size);
+        if (fi.size > 0) std::memcpy(f.data, in + pos, fi.size);
         pos += fi.size;
       } else {
         messages += chunks_for(fi.size, wire_.chunk);

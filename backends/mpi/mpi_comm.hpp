@@ -61,6 +61,7 @@ class MpiComm final : public Comm {
   Task<void> await_one(Op& op, CancelToken token);
   bool is_inline(size_t frame_bytes, size_t& budget) const noexcept;
   bool goes_bare(const Message& msg) const noexcept;
+  // A bare message of `got` bytes in in_: in_'s block becomes the message's frame.
   void read_bare(Message& into, size_t got);
   void finish_local(bool cancel_sends) noexcept;
   [[noreturn]] void protocol_error(const std::string& why);
@@ -73,7 +74,7 @@ class MpiComm final : public Comm {
   AsyncMutex read_lock_;
   OpList ops_;
   std::vector<Staging> pool_;
-  std::unique_ptr<std::byte[]> in_;  // header staging of reads (serialized by read_lock_)
+  Storage in_;  // first receive of every read (serialized by read_lock_); see read_bare
   size_t in_capacity_ = 0;
   std::vector<FrameInfo> frames_in_;
 };

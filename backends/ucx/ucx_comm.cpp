@@ -55,8 +55,7 @@ UcxComm::UcxComm(std::shared_ptr<Worker> data, std::shared_ptr<Worker> control,
       local_(std::move(local)),
       peer_(std::move(peer)),
       limits_(limits),
-      read_lock_(worker_->loop()),
-      packet_in_(std::make_unique<std::byte[]>(kPacketBytes)) {
+      read_lock_(worker_->loop()) {
   // The control worker watches the peer while the comm is open; the data worker is
   // progressed only while someone waits on it.
   control_->add_user();
@@ -262,11 +261,11 @@ Task<void> UcxComm::read(Message& into, CancelToken token) {
   auto guard = co_await read_lock_.lock();
   if (closed_ || peer_closed_) closed_error("read");
   ucp_tag_t tag = 0;
-  size_t got = co_await receive(packet_in_.get(), kPacketBytes, token, &tag);
-  const std::byte* pk = packet_in_.get();
+  auto* pk = static_cast<std::byte*>(packet_in_.reserve(kPacketBytes, MemoryKind::host));
+  size_t got = co_await receive(pk, kPacketBytes, token, &tag);
   if (tag & kBareTagBit) {
     try {
-      unpack_bare_message({pk, got}, limits_, into);
+      unpack_bare_message(packet_in_, got, limits_, into);
     } catch (const ProtocolError&) {
       abort();
       throw;

@@ -12,7 +12,8 @@
 // packet receive ignores that bit (tag mask), and the bit tells the reader which it got.
 // Header, packing copy and decode cost ~0.03–0.2 µs per small message: ucx:cooperative
 // went from 1.24x to 1.13x of raw-ucx at 128 B and 1.45x to 1.20x at 512 B
-// (results/quiet-2026-11-22/ab-ucx-bare, SUMMARY.md).
+// (results/quiet-2026-11-22/ab-ucx-bare, SUMMARY.md). A bare message is not copied out of
+// the receive block either: the block becomes the message's frame (unpack_bare_message).
 // A graceful close sends a 4-byte close packet before closing the endpoint, so the peer's
 // read fails with CommClosedError deterministically, after everything sent before it.
 #pragma once
@@ -75,7 +76,7 @@ class UcxComm final : public Comm {
   // Packets of writes in flight: owned here, reused (no allocation per message).
   std::vector<std::unique_ptr<std::byte[]>> packets_;
   std::vector<std::byte*> free_packets_;
-  std::unique_ptr<std::byte[]> packet_in_;
+  Storage packet_in_;  // every read's first receive; a bare message's block becomes its frame
   std::vector<std::byte> descriptors_in_;
   std::vector<FrameInfo> frames_in_;
 };

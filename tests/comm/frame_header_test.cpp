@@ -1,11 +1,13 @@
 // The message header codec: round trips, and every corrupt or oversized header rejected
 // before anything is allocated.
+#include "comm/frame_header.hpp"
+
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "comm/errors.hpp"
-#include "comm/frame_header.hpp"
 
 using namespace commbench;
 
@@ -106,6 +108,68 @@ TEST(FrameHeader, RejectsTruncated) {
   std::vector<FrameInfo> infos;
   EXPECT_THROW(decode_frame_descriptors({wire.data() + kFixedHeaderBytes, 8}, 2, {}, infos),
                ProtocolError);
+}
+
+// A bare message's landing block becomes its frame; the frame's old block goes back to
+// the backend for its next receive, so two blocks alternate and nothing is copied.
+TEST(FrameHeader, BareMessageTakesItsLandingBlock) {
+  Storage landing;
+  Message into;
+  void* first = landing.reserve(64, MemoryKind::host);
+  std::memset(first, 0x5a, 10);
+  unpack_bare_message(landing, 10, {}, into);
+  ASSERT_EQ(into.frames.size(), 1u);
+  EXPECT_EQ(into.frames[0].data, first);
+  EXPECT_EQ(into.frames[0].size, 10u);
+  EXPECT_EQ(into.frames[0].bytes()[9], std::byte{0x5a});
+  EXPECT_EQ(landing.data(), nullptr);  // the message had no block yet
+
+  void* second = landing.reserve(64, MemoryKind::host);
+  std::memset(second, 0x33, 64);
+  unpack_bare_message(landing, 64, {}, into);
+  EXPECT_EQ(into.frames[0].data, second);
+  EXPECT_EQ(into.frames[0].size, 64u);
+  EXPECT_EQ(landing.data(), first);  // swapped back: the steady state allocates nothing
+  EXPECT_EQ(landing.reserve(64, MemoryKind::host), first);
+}
+
+// Host frames from another allocator (the GPU staging layer's pinned memory) must stay
+// there: the bytes are copied and the landing block stays with the backend.
+TEST(FrameHeader, BareMessageIsCopiedWhenTheMessageHasItsOwnHostAllocator) {
+  struct Counting : MemoryAllocator {
+    int allocations = 0;
+    void* allocate(size_t bytes) override {
+      ++allocations;
+      return ::operator new(bytes);
+    }
+    void deallocate(void* p, size_t) noexcept override { ::operator delete(p); }
+  } pinned;
+  {
+    Message into;
+    into.set_host_allocator(&pinned);
+    Storage landing;
+    void* block = landing.reserve(32, MemoryKind::host);
+    std::memset(block, 0x42, 32);
+    unpack_bare_message(landing, 20, {}, into);
+    EXPECT_NE(into.frames[0].data, block);
+    EXPECT_EQ(landing.data(), block);
+    EXPECT_EQ(pinned.allocations, 1);
+    ASSERT_EQ(into.frames[0].size, 20u);
+    EXPECT_EQ(into.frames[0].bytes()[19], std::byte{0x42});
+  }
+}
+
+TEST(FrameHeader, BareMessageObeysTheLimits) {
+  Storage landing;
+  landing.reserve(64, MemoryKind::host);
+  Message into;
+  CommLimits small;
+  small.max_frame_bytes = 16;
+  EXPECT_THROW(unpack_bare_message(landing, 17, small, into), ProtocolError);
+  CommLimits none;
+  none.max_frames = 0;
+  EXPECT_THROW(unpack_bare_message(landing, 1, none, into), ProtocolError);
+  EXPECT_NE(landing.data(), nullptr);  // a rejected message takes nothing
 }
 
 }  // namespace
