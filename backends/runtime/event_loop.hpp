@@ -132,6 +132,10 @@ class EventLoop {
   // One turn, then the idle policy if the turn did nothing.
   void run_once();
 
+  // True while a coroutine is queued to run. A coroutine that polls may keep polling
+  // while this is false without holding anyone up who is ready (pollers, timers and
+  // descriptors are looked at on the next turn, so it must still yield soon).
+  bool others_ready() const noexcept { return !ready_.empty(); }
   // Awaitable: goes to the back of the ready queue.
   auto yield() noexcept {
     struct Yield {

@@ -13,7 +13,8 @@
 //                the fd fired or ucp_worker_arm said BUSY, and the loop arms and sleeps as
 //                soon as a turn finds nothing to do (UCX-Py's blocking mode);
 //   cooperative  no engine: every waiting coroutine calls ucp_worker_progress itself and
-//                yields between tries (MPI4Dask's `while not req.Test(): await sleep(0)`).
+//                yields between tries (MPI4Dask's `while not req.Test(): await sleep(0)`);
+//                while no other coroutine is ready it makes a few tries per yield.
 #pragma once
 
 #include <ucp/api/ucp.h>

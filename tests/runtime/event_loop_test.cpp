@@ -143,6 +143,22 @@ TEST(EventLoop, SpawnReportsEscapedErrors) {
   EXPECT_EQ(loop.live_detached(), 0u);
 }
 
+// others_ready() is what lets a polling coroutine keep polling without delaying anyone.
+TEST(EventLoop, OthersReadyWhileACoroutineIsQueued) {
+  EventLoop loop;
+  bool alone = true, with_other = false;
+  auto body = [&]() -> Task<void> {
+    alone = loop.others_ready();
+    spawn(loop, []() -> Task<void> { co_return; }());  // queued for the next turn
+    with_other = loop.others_ready();
+    co_await loop.yield();
+  };
+  loop.run(body());
+  EXPECT_FALSE(alone);
+  EXPECT_TRUE(with_other);
+  EXPECT_FALSE(loop.others_ready());
+}
+
 TEST(EventLoop, SettleDetachedWaitsForSpawnedTasksThenGivesUp) {
   EventLoop loop;
   bool finished = false;
