@@ -123,11 +123,30 @@ side("shift-pingpong-ucx-*.csv", "latency_us_p50", "µs", "UCX payload shifted b
 side("cma-bandwidth-ucx-*.csv", "bandwidth_MBps", "MB/s", "UCX with and without CMA (commands.sh ucx-cma)")
 
 
+def ab_app(d):
+    """An application before/after (NP=3 ab.sh): wall time of the timed part, median
+    of each invocation's runs, and the median over invocations."""
+    per = {}
+    for f in sorted(glob.glob(os.path.join(d, "*.csv"))):
+        side_name = os.path.basename(f).split("-")[0]
+        rows = load(os.path.relpath(f, HERE))
+        per.setdefault(side_name, []).append(statistics.median(float(r["wall_s"]) for r in rows))
+        what = f"{rows[0]['benchmark']} {rows[0]['backend']}:{rows[0]['progress']}"
+    print(f"\n### Before / after ({os.path.basename(d)}, ab.sh, NP=3): {what}, wall time of the timed part\n")
+    for side_name in ("before", "after"):
+        xs = per.get(side_name, [])
+        print(f"- {side_name}: median {statistics.median(xs):.3f} s; per invocation " +
+              ", ".join(f"{x:.3f}" for x in xs))
+
+
 def ab():
     """ab.sh runs: per size and coroutine backend, the median over rounds of the
     within-invocation ratio to raw, before and after; and each invocation's raw 1 B level
     (this VM switches between ~0.13 and ~0.55 µs, and ratios differ with it)."""
     for d in sorted(glob.glob(os.path.join(HERE, "ab-*"))):
+        if os.path.basename(d).startswith("ab-app-"):
+            ab_app(d)
+            continue
         ratios, levels = {}, {}
         for f in sorted(glob.glob(os.path.join(d, "*.csv"))):
             side_name = os.path.basename(f).split("-")[0]
@@ -139,11 +158,12 @@ def ab():
             levels.setdefault(side_name, []).append(by[min(by)][raw])
             for s, v in by.items():
                 for k in v:
-                    if k != raw:
-                        ratios.setdefault((s, k), {}).setdefault(side_name, []).append(v[k] / v[raw])
+                    own_raw = "raw-" + k.split(":")[0]  # each backend against its own library
+                    if not k.startswith("raw") and own_raw in v:
+                        ratios.setdefault((s, k), {}).setdefault(side_name, []).append(v[k] / v[own_raw])
         keys = sorted({k for _, k in ratios})
         print(f"\n### Before / after ({os.path.basename(d)}, ab.sh): median over rounds of coroutine/raw latency\n")
-        print("raw-ucx/raw-mpi p50 at the smallest size, per invocation (µs): " +
+        print(f"{raw} p50 at the smallest size, per invocation (µs): " +
               "; ".join(f"{s} " + ", ".join(f"{x:.3f}" for x in levels[s]) for s in ("before", "after") if s in levels))
         print("\n| size (B) | " + " | ".join(f"{k} before | {k} after" for k in keys) + " |")
         print("|" + "---|" * (1 + 2 * len(keys)))
