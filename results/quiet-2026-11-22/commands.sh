@@ -18,6 +18,10 @@ run mpi-bw $mpirun -np 2 $bin/microbench/bandwidth --backend mpi:cooperative,mpi
 # The same with OSU's single shared receive buffer in the raw baseline (for comparison).
 run mpi-bw-shared $mpirun -np 2 $bin/microbench/bandwidth --backend mpi:cooperative,mpi:batched,raw-mpi --recv-buffers shared -b 1M -e 64M -f 4 --iters 20 --iters-large 10 --reps 5 --csv $out/bandwidth-mpi-shared.csv
 run ucx-lat $mpirun -np 2 $bin/microbench/pingpong --backend ucx:polling,ucx:cooperative,ucx:event,raw-ucx -b 1 -e 4K --reps 5 --csv $out/pingpong-ucx.csv
+# Session 5: the same two more times, to show the spread between invocations.
+for r in 2 3; do
+  run ucx-lat-repeat $mpirun -np 2 $bin/microbench/pingpong --backend ucx:polling,ucx:cooperative,ucx:event,raw-ucx -b 1 -e 4K --reps 5 --csv $out/repeat-pingpong-ucx-$r.csv
+done
 run ucx-bw $mpirun -np 2 $bin/microbench/bandwidth --backend ucx:polling,ucx:cooperative,raw-ucx -b 1M -e 64M -f 4 --iters 20 --iters-large 10 --reps 5 --csv $out/bandwidth-ucx.csv
 # MPI inline budget (backends/mpi/mpi_wire.hpp, kDefaultEagerBudget): the same sizes with
 # frames packed behind the header up to 16 KiB and up to just under the library's eager

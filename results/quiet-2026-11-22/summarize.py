@@ -123,6 +123,25 @@ side("shift-pingpong-ucx-*.csv", "latency_us_p50", "µs", "UCX payload shifted b
 side("cma-bandwidth-ucx-*.csv", "bandwidth_MBps", "MB/s", "UCX with and without CMA (commands.sh ucx-cma)")
 
 
+def ucx_repeats():
+    """pingpong-ucx.csv and its two repeats (commands.sh ucx-lat-repeat): ucx:cooperative /
+    raw-ucx p50 per invocation, and the median of the three."""
+    files = ["pingpong-ucx.csv", "repeat-pingpong-ucx-2.csv", "repeat-pingpong-ucx-3.csv"]
+    if not all(os.path.exists(os.path.join(HERE, f)) for f in files):
+        return
+    per = []
+    for f in files:
+        by = {}
+        for r in load(f):
+            by.setdefault(int(r["size_bytes"]), {})[r["backend"] + ":" + r["progress"]] = float(r["latency_us_p50"])
+        per.append({s: v["ucx:cooperative"] / v["raw-ucx:polling"] for s, v in by.items()})
+    print("\n### ucx:cooperative / raw-ucx p50, three invocations (pingpong-ucx.csv, repeat-pingpong-ucx-{2,3}.csv)\n")
+    print("| size (B) | " + " | ".join(files) + " | median |")
+    print("|" + "---|" * (len(files) + 2))
+    for s in sorted(per[0]):
+        xs = [p[s] for p in per]
+        print(f"| {s} | " + " | ".join(f"{x:.2f}x" for x in xs) + f" | {statistics.median(xs):.2f}x |")
+
 def ab_app(d):
     """An application before/after (NP=3 ab.sh): wall time of the timed part, median
     of each invocation's runs, and the median over invocations."""
@@ -176,4 +195,5 @@ def ab():
             print(f"| {s} | " + " | ".join(cells) + " |")
 
 
+ucx_repeats()
 ab()
