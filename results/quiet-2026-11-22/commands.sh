@@ -22,6 +22,11 @@ run ucx-lat $mpirun -np 2 $bin/microbench/pingpong --backend ucx:polling,ucx:coo
 for r in 2 3; do
   run ucx-lat-repeat $mpirun -np 2 $bin/microbench/pingpong --backend ucx:polling,ucx:cooperative,ucx:event,raw-ucx -b 1 -e 4K --reps 5 --csv $out/repeat-pingpong-ucx-$r.csv
 done
+# Session 5: where the 2 KiB gap sits (one invocation per size; taken on commit 60302d0,
+# before the cooperative waiter's extra tries).
+for sz in 1024 1536 1792 2048 2304 2560 3072 3584 4096; do
+  run ucx-sweep $mpirun -np 2 $bin/microbench/pingpong --backend ucx:cooperative,raw-ucx -b $sz -e $sz --reps 5 --csv $out/sweep-ucx-2k/pingpong-ucx-$sz.csv
+done
 run ucx-bw $mpirun -np 2 $bin/microbench/bandwidth --backend ucx:polling,ucx:cooperative,raw-ucx -b 1M -e 64M -f 4 --iters 20 --iters-large 10 --reps 5 --csv $out/bandwidth-ucx.csv
 # MPI inline budget (backends/mpi/mpi_wire.hpp, kDefaultEagerBudget): the same sizes with
 # frames packed behind the header up to 16 KiB and up to just under the library's eager

@@ -95,7 +95,7 @@ def side(pattern, col, unit, title):
     print(f"\n### {title} ({pattern}, {col}: coroutine / raw {unit})\n")
     for f in files:
         med = {}
-        for r in load(os.path.basename(f)):
+        for r in load(os.path.relpath(f, HERE)):
             med.setdefault((int(r["size_bytes"]), r["backend"]), []).append(float(r[col]))
         med = {k: statistics.median(v) for k, v in med.items()}
         raw = next(b for _, b in med if b.startswith("raw"))
@@ -120,6 +120,7 @@ side("eager-pingpong-*.csv", "latency_us_p50", "µs", "MPI inline budget, one-wa
 side("eager-bandwidth-*.csv", "bandwidth_MBps", "MB/s", "MPI inline budget, bandwidth (commands.sh mpi-eager)")
 side("shift-pingpong-mpi-*.csv", "latency_us_p50", "µs", "MPI raw latency at S and S + 20 bytes (commands.sh mpi-shift)")
 side("shift-pingpong-ucx-*.csv", "latency_us_p50", "µs", "UCX payload shifted by the header (commands.sh ucx-shift)")
+side("sweep-ucx-2k/pingpong-ucx-*.csv", "latency_us_p50", "µs", "UCX around 2 KiB, one invocation per size (commands.sh ucx-sweep, commit 60302d0)")
 side("cma-bandwidth-ucx-*.csv", "bandwidth_MBps", "MB/s", "UCX with and without CMA (commands.sh ucx-cma)")
 
 
