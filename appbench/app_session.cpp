@@ -219,17 +219,11 @@ void AppSession::close_connections() {
   // abort them all, give the loop the turns in which those readers fail and unwind, then
   // destroy the roles -- all while the loop and the backend still exist.
   channels_.abort_all();
-  auto drain = [this]() -> Task<size_t> {
-    uint64_t deadline = EventLoop::now_ns() + 5'000'000'000ull;
-    while (loop_.live_detached() > 0 && EventLoop::now_ns() < deadline)
-      co_await loop_.sleep_for(std::chrono::milliseconds(1));
-    co_return loop_.live_detached();
-  };
-  if (size_t left = loop_.run(drain()); left > 0)
+  if (!loop_.settle_detached(std::chrono::seconds(5)))
     std::fprintf(stderr,
                  "%s: rank %d: %zu tasks still waiting 5 s after every connection was "
                  "closed; tearing down anyway\n",
-                 program_.c_str(), topo_.rank, left);
+                 program_.c_str(), topo_.rank, loop_.live_detached());
   client_.reset();
   worker_.reset();
   scheduler_.reset();

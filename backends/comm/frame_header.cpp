@@ -27,9 +27,10 @@ uint64_t get_u64(const std::byte* p) {
   for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
   return v;
 }
-// A received frame of `size` bytes, with `total` the bytes of the message so far (updated):
-// the size limits a receiver enforces before allocating anything.
-void check_announced_frame(uint64_t size, uint64_t& total, const CommLimits& limits) {
+// A frame of `size` bytes, with `total` the bytes of the message so far (updated): the
+// size limits, enforced by a sender before anything goes out and by a receiver before it
+// allocates anything.
+void check_frame(uint64_t size, uint64_t& total, const CommLimits& limits) {
   if (size > limits.max_frame_bytes)
     throw ProtocolError("frame of " + std::to_string(size) + " bytes exceeds limit of " +
                         std::to_string(limits.max_frame_bytes));
@@ -47,14 +48,11 @@ void check_limits(const Message& msg, const CommLimits& limits) {
                         std::to_string(limits.max_frames));
   uint64_t total = 0;
   for (const Buffer& f : msg.frames) {
-    if (f.size > limits.max_frame_bytes || f.size > kMaxEncodableFrameBytes)
-      throw ProtocolError("frame of " + std::to_string(f.size) + " bytes exceeds limit of " +
-                          std::to_string(limits.max_frame_bytes));
-    total += f.size;
+    if (f.size > kMaxEncodableFrameBytes)
+      throw ProtocolError("frame of " + std::to_string(f.size) +
+                          " bytes is too large for the frame header");
+    check_frame(f.size, total, limits);
   }
-  if (total > limits.max_message_bytes)
-    throw ProtocolError("message of " + std::to_string(total) + " bytes exceeds limit of " +
-                        std::to_string(limits.max_message_bytes));
 }
 
 size_t encode_header(const Message& msg, std::span<std::byte> out, const CommLimits& limits) {
@@ -103,7 +101,7 @@ void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t c
     auto kind = static_cast<uint8_t>(v >> 56);
     if (kind >= kMemoryKindCount)
       throw ProtocolError("unknown memory kind " + std::to_string(kind) + " in frame header");
-    check_announced_frame(size, total, limits);
+    check_frame(size, total, limits);
     out[i] = FrameInfo{size, static_cast<MemoryKind>(kind)};
   }
 }
@@ -111,7 +109,7 @@ void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t c
 void unpack_bare_message(Storage& landing, size_t got, const CommLimits& limits, Message& into) {
   if (limits.max_frames < 1) throw ProtocolError("message of 1 frame, limit is 0 frames");
   uint64_t total = 0;
-  check_announced_frame(got, total, limits);
+  check_frame(got, total, limits);
   into.prepare_frames(1);
   if (into.adopt_frame(0, landing, got)) return;
   Buffer& f = into.prepare_frame(0, got, MemoryKind::host);

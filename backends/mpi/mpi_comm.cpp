@@ -14,7 +14,9 @@ MpiComm::MpiComm(std::shared_ptr<Engine> engine, std::shared_ptr<Channel> ch,
       wire_(wire),
       local_(std::move(local)),
       peer_(std::move(peer)),
-      read_lock_(engine_->loop()) {
+      read_lock_(engine_->loop()),
+      in_capacity_(header_bytes(wire_.limits.max_frames) +
+                   (wire_.shape == WireShape::packed ? wire_.eager : 0)) {
   ch_->owner = this;
 }
 
@@ -238,8 +240,6 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
   guard.emplace(co_await read_lock_.lock());
   check_readable();
   const bool packed = wire_.shape == WireShape::packed;
-  if (in_capacity_ == 0)
-    in_capacity_ = header_bytes(wire_.limits.max_frames) + (packed ? wire_.eager : 0);
   // Reserved on every read: a bare message takes the block with it (read_bare).
   auto* in = static_cast<std::byte*>(in_.reserve(in_capacity_, MemoryKind::host));
   try {

@@ -75,7 +75,7 @@ class MpiComm final : public Comm {
   OpList ops_;
   std::vector<Staging> pool_;
   Storage in_;  // first receive of every read (serialized by read_lock_); see read_bare
-  size_t in_capacity_ = 0;
+  const size_t in_capacity_;  // the largest header, plus the inline budget when packed
   std::vector<FrameInfo> frames_in_;
 };
 

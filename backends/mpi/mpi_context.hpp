@@ -145,7 +145,9 @@ class Context {
   void bury(MPI_Request req, Channel* ch, std::unique_ptr<std::byte[]> keep = {});
   // A buffer that several buried requests may still read (a cancelled write's staging
   // copy, which holds its header and inline frames): freed once the graveyard is empty,
-  // since no single grave knows it is the last reader.
+  // since no single grave knows it is the last reader. The price of not tracking readers
+  // per buffer: while one buried request never completes (a send to a rank that died),
+  // every buffer kept after it stays until exit.
   void keep_while_graves(std::unique_ptr<std::byte[]> buf);
   // Sends a small control message without waiting for it.
   void send_control(const void* data, size_t bytes, int dest, int tag);

@@ -276,6 +276,12 @@ bool EventLoop::turn() {
   return worked;
 }
 
+bool EventLoop::settle_detached(std::chrono::nanoseconds limit) {
+  const uint64_t deadline = now_ns() + static_cast<uint64_t>(limit.count());
+  while (live_detached_ > 0 && now_ns() < deadline) run_for(std::chrono::milliseconds(1));
+  return live_detached_ == 0;
+}
+
 void EventLoop::run_once() {
   if (turn() || !ready_.empty()) {
     idle_since_ns_ = 0;

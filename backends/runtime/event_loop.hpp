@@ -122,12 +122,7 @@ class EventLoop {
   // Runs the loop until every detached task has finished, at most `limit`; true if they
   // all did. For owners that are about to destroy what those tasks use (a backend, the
   // loop itself): a fixed grace period is a guess that a loaded machine gets wrong.
-  bool settle_detached(std::chrono::nanoseconds limit) {
-    auto until = std::chrono::steady_clock::now() + limit;
-    while (live_detached_ > 0 && std::chrono::steady_clock::now() < until)
-      run_for(std::chrono::milliseconds(1));
-    return live_detached_ == 0;
-  }
+  bool settle_detached(std::chrono::nanoseconds limit);
 
   // One turn, then the idle policy if the turn did nothing.
   void run_once();

@@ -1,12 +1,13 @@
 #include "harness/metadata.hpp"
 
-#include "gpu/gpu_path.hpp"
-
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
 #include <ctime>
 #include <fstream>
+
+#include "commbench_git_commit.hpp"  // generated at build time
+#include "gpu/gpu_path.hpp"
 
 extern char** environ;
 
@@ -35,8 +36,8 @@ std::string utc_now(const char* fmt) {
 
 JsonObject environment() {
   JsonObject env;
-  static const char* prefixes[] = {"UCX_", "OMPI_", "PMIX_MCA", "MPIR_", "MPICH_", "FI_",
-                                   "COMMBENCH_", "CUDA_VISIBLE_DEVICES"};
+  static const char* prefixes[] = {"UCX_",   "OMPI_", "PMIX_MCA",   "MPIR_",
+                                   "MPICH_", "FI_",   "COMMBENCH_", "CUDA_VISIBLE_DEVICES"};
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
     for (const char* p : prefixes)

@@ -48,7 +48,9 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
   Counts n;
   std::vector<std::pair<double, size_t>> samples;  // (seconds, RSS KiB)
   auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
 
   loop.run([&]() -> Task<void> {
     auto comm = co_await connector->connect(addr, 10s);
@@ -87,7 +89,7 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
     co_await comm->close();
   }());
   listener->stop();
-  loop.run_for(5ms);
+  bool settled = loop.settle_detached(5s);  // handlers end before loop and backend go
   // The baseline is the first sample after a tenth of the run (caches, pools, arenas
   // settle); growth after that is what a long run would accumulate.
   size_t base_i = 0;
@@ -95,11 +97,15 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
   size_t base = samples[base_i].second, last = samples.back().second, peak = base;
   for (size_t i = base_i; i < samples.size(); ++i) peak = std::max(peak, samples[i].second);
   long growth = static_cast<long>(last) - static_cast<long>(base);
-  bool ok = growth <= static_cast<long>(max_growth_kib) && n.wrong == 0;
-  std::printf("# %s: %zu round trips, %zu connect/close cycles, wrong bytes %zu; RSS %zu KiB "
-              "at %.0f s -> %zu KiB at end (peak %zu), growth %ld KiB (limit %zu): %s\n",
-              scheme.c_str(), n.round_trips, n.cycles, n.wrong, base, samples[base_i].first, last,
-              peak, growth, max_growth_kib, ok ? "FLAT" : "GREW");
+  bool ok = growth <= static_cast<long>(max_growth_kib) && n.wrong == 0 && settled;
+  std::printf(
+      "# %s: %zu round trips, %zu connect/close cycles, wrong bytes %zu; RSS %zu KiB "
+      "at %.0f s -> %zu KiB at end (peak %zu), growth %ld KiB (limit %zu): %s\n",
+      scheme.c_str(), n.round_trips, n.cycles, n.wrong, base, samples[base_i].first, last, peak,
+      growth, max_growth_kib,
+      ok        ? "FLAT"
+      : settled ? "GREW"
+                : "HANDLERS LEFT");
   return ok;
 }
 
@@ -117,7 +123,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   try {
     app.parse(argc, argv);
-    if (seconds <= 0 || sample <= 0) throw CLI::ValidationError("--seconds and --sample must be > 0");
+    if (seconds <= 0 || sample <= 0)
+      throw CLI::ValidationError("--seconds and --sample must be > 0");
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

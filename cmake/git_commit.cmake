@@ -1,0 +1,13 @@
+# Writes OUT (a header defining COMMBENCH_GIT_COMMIT) from the source tree SRC at build
+# time, "-dirty" when tracked files differ from the commit. Run by the commbench_git_commit
+# target on every build; the header is rewritten only when the text changes, so nothing
+# recompiles unless the commit does. (Read at configure time, it went stale: results
+# built after later commits recorded the commit of the last `cmake --preset`.)
+execute_process(COMMAND git -C "${SRC}" describe --always --dirty --abbrev=7
+                OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT commit)
+  set(commit "unknown")
+endif()
+file(WRITE "${OUT}.tmp" "#pragma once\n#define COMMBENCH_GIT_COMMIT \"${commit}\"\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different "${OUT}.tmp" "${OUT}")
+file(REMOVE "${OUT}.tmp")
