@@ -114,12 +114,8 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
     resolve(opts_);
   } catch (const CLI::CallForHelp& e) {
     std::exit(launcher_rank_is_zero() ? app.exit(e) : 0);
-  } catch (const CLI::ParseError& e) {
-    if (launcher_rank_is_zero()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    std::exit(2);
-  } catch (const std::exception& e) {
-    if (launcher_rank_is_zero()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    std::exit(2);
+  } catch (const std::exception& e) {  // CLI::ParseError included
+    exit_bad_option(program, e.what());
   }
 
   boot_ = std::make_unique<Bootstrap>(argc, argv, program);

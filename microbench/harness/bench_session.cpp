@@ -1,9 +1,10 @@
 #include "harness/bench_session.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 
 #include "comm/buffer.hpp"
 #include "gpu/gpu_path.hpp"
@@ -24,12 +25,8 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
     resolve_bench_options(opts_);
   } catch (const CLI::CallForHelp& e) {
     std::exit(launcher_rank_is_zero() ? app.exit(e) : 0);
-  } catch (const CLI::ParseError& e) {
-    if (launcher_rank_is_zero()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    std::exit(2);
-  } catch (const std::exception& e) {
-    if (launcher_rank_is_zero()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    std::exit(2);
+  } catch (const std::exception& e) {  // CLI::ParseError included
+    exit_bad_option(program, e.what());
   }
 
   boot_ = std::make_unique<Bootstrap>(argc, argv, program);
@@ -120,8 +117,8 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
                          const std::vector<std::string>& units) {
   widths_.clear();
   for (size_t i = 0; i < columns.size(); ++i)
-    widths_.push_back(std::max({columns[i].size(), units.size() > i ? units[i].size() : 0,
-                                size_t{9}}));
+    widths_.push_back(
+        std::max({columns[i].size(), units.size() > i ? units[i].size() : 0, size_t{9}}));
   if (boot_->rank() == 0) {
     std::printf("# %s  run %s  mpi %s  reps %zu (backends interleaved)\n", boot_->program().c_str(),
                 run_id_.c_str(), Bootstrap::mpi_flavor().c_str(), opts_.reps);

@@ -28,6 +28,12 @@ bool launcher_rank_is_zero() {
   return true;
 }
 
+void exit_bad_option(const std::string& program, const std::string& what) {
+  if (!launcher_rank_is_zero()) std::exit(0);
+  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), what.c_str());
+  std::exit(2);
+}
+
 void arm_run_timeout(const std::string& program, double seconds) {
   if (seconds <= 0) return;
   std::snprintf(g_program, sizeof g_program, "%s", program.c_str());
