@@ -132,12 +132,21 @@ class SizesAndLaunchTest(unittest.TestCase):
         self.assertEqual(launch.mpirun_prefix("mpich", 4)[-2:], ["-np", "4"])
 
     def test_matrix_groups_policies_with_raw_baseline(self):
-        fams = matrix.families({"tcp": ["epoll"], "raw-tcp": [], "mpi": ["cooperative",
-                                "batched"], "raw-mpi": [], "ucx": ["event", "polling"]})
+        def b(name, pols, raw=None, default=None):
+            return {"name": name, "kind": "raw" if name.startswith("raw-") else "coroutine",
+                    "policies": [{"name": p, "description": ""} for p in pols],
+                    "default_policy": default or (pols[0] if pols else None),
+                    "raw_baseline": raw, "options": []}
+        fams = matrix.families([b("tcp", ["epoll"], "raw-tcp"), b("raw-tcp", ["blocking"]),
+                                b("mpi", ["cooperative", "batched"], "raw-mpi", "batched"),
+                                b("raw-mpi", ["blocking"]),
+                                b("ucx", ["event", "polling", "cooperative"], None)])
         self.assertEqual(matrix.family_backend_list("mpi", fams["mpi"]),
                          ["mpi:cooperative", "mpi:batched", "raw-mpi"])
+        self.assertEqual(fams["mpi"]["default"], "batched")
         self.assertEqual(matrix.compare_backend_list(fams),
-                         ["mpi:cooperative", "tcp:epoll", "ucx:polling", "raw-mpi", "raw-tcp"])
+                         ["mpi:cooperative", "tcp:epoll", "ucx:polling", "ucx:cooperative",
+                          "raw-mpi", "raw-tcp"])
 
 
 def synthetic_rows():

@@ -27,7 +27,7 @@ PAPER = {
 def pick(rows, fam, benchmark):
     """Rows of `fam` at the paper's policy (or the family's most common one)."""
     cand = [r for r in rows if r["benchmark"] == benchmark and r["origin"] == "suite"
-            and r["backend"] == fam]
+            and r["backend"] == fam and not r.get("wire")]
     want = PAPER_SIDE.get(fam)
     chosen = [r for r in cand if r["progress"] == want]
     if not chosen and cand:

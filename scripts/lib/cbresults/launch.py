@@ -1,9 +1,10 @@
 """Starting MPI jobs: the launcher that matches each MPI build (never a bare `mpirun`),
-the root/oversubscribe settings Open MPI needs here, hostfiles, time limits, and finding
-out which backends and progress policies a benchmark binary was built with."""
+the root/oversubscribe settings Open MPI needs here, hostfiles, time limits, and asking a
+benchmark binary (through its JSON interface, never its help or error text) which
+backends, policies and options it was built with."""
 
+import json
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -123,33 +124,53 @@ def run(cmd, env=None, timeout=None, log=None):
     return rc, out
 
 
-_KNOWN = re.compile(r"\(known: ([^)]*)\)")
+class InterfaceError(RuntimeError):
+    """A binary of ours did not answer a machine-readable query (--list-backends,
+    --list-options) the way the pipeline needs: not built, too old, or broken."""
 
 
-def discover_backends(flavor, binary, timeout=60):
-    """{backend: [progress policies]} (raw baselines map to []), asked from the binary
-    itself: an unknown backend name makes it list the known ones, an unknown policy makes
-    it list the policies. Returns {} when the binary cannot run."""
+def describe(flavor, binary, flag, timeout=60):
+    """The JSON a benchmark binary prints for `flag` (--list-backends or --list-options).
+    These queries need no MPI job: the binary answers before it bootstraps. Raises
+    InterfaceError with one line when the binary is missing or does not answer."""
     if not os.path.exists(binary):
-        return {}
-    pre = mpirun_prefix(flavor, 2)
-    env = mpi_env(flavor)
-    rc, out = run(pre + [binary, "--backend", "no-such-backend", "-b", "1", "-e", "1"],
-                  env=env, timeout=timeout)
-    m = _KNOWN.search(out)
-    if not m:
-        return {}
-    names = [n.strip() for n in m.group(1).split(",") if n.strip()]
-    result = {}
-    for name in names:
-        if name.startswith("raw-"):
-            result[name] = []
-            continue
-        rc, out = run(pre + [binary, "--backend", name + ":no-such-policy", "-b", "1", "-e", "1"],
-                      env=env, timeout=timeout)
-        m = _KNOWN.search(out)
-        result[name] = [p.strip() for p in m.group(1).split(",")] if m else [""]
-    return result
+        raise InterfaceError("%s: not built" % binary)
+    rc, out = run([binary, flag], env=mpi_env(flavor), timeout=timeout)
+    if rc != 0:
+        tail = out.strip().splitlines()[-1:] or ["no output"]
+        raise InterfaceError("%s %s exited %d: %s" % (binary, flag, rc, tail[0]))
+    try:
+        return json.loads(out)
+    except ValueError:
+        raise InterfaceError("%s %s did not print JSON (an older build? rebuild it)" % (
+            binary, flag)) from None
+
+
+def list_backends(flavor, binary, timeout=60):
+    """The binary's backend table: [{name, kind, policies: [{name, description}],
+    default_policy, raw_baseline, options: [{key, values, default, description}]}]."""
+    table = describe(flavor, binary, "--list-backends", timeout)
+    if not isinstance(table.get("backends"), list):
+        raise InterfaceError("%s --list-backends: no 'backends' list" % binary)
+    return table["backends"]
+
+
+def list_options(flavor, binary, timeout=60):
+    """The binary's options: {options: [{name, aliases, default, takes_value,
+    description}], sizes: {semantic: option}, layouts: [...]}."""
+    opts = describe(flavor, binary, "--list-options", timeout)
+    if not isinstance(opts.get("options"), list):
+        raise InterfaceError("%s --list-options: no 'options' list" % binary)
+    return opts
+
+
+def option_names(opts):
+    """Every spelling an --list-options answer accepts."""
+    names = set()
+    for o in opts.get("options", []):
+        names.add(o.get("name"))
+        names.update(o.get("aliases") or [])
+    return names
 
 
 class Progress:

@@ -1,12 +1,19 @@
 """The study matrix: which benchmark invocations a profile runs, built from what the
 binaries say they support. Every microbenchmark invocation lists a backend family's
 progress policies together with the family's raw baseline, so the coroutine/raw ratio is
-taken interleaved (the VM's latency modes move absolute numbers 3-4x, not ratios)."""
+taken interleaved (the VM's latency modes move absolute numbers 3-4x, not ratios).
+
+Everything here is built from what the binaries say about themselves (`--list-backends`,
+`--list-options`, as JSON): an option the matrix needs and a binary lacks raises
+MissingOption, which `reproduce` turns into a hard error before anything runs."""
 
 import os
-import re
 
-from .launch import mpirun_prefix
+from .launch import mpirun_prefix, option_names
+
+
+class MissingOption(RuntimeError):
+    """The matrix asks a binary for an option (or layout) it does not offer."""
 
 # Per profile: size sweeps and iteration counts (CLI of microbench/harness/bench_options.cpp).
 PROFILES = {
@@ -17,7 +24,7 @@ PROFILES = {
         "workers": [2],
         "app_runs": 3,
         "transpose_sum": {"n": 2048, "chunk": 512},
-        "merge": {"rows": 100000},
+        "merge": {"rows_per_chunk": 100000},
     },
     "quick": {
         "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "1000", "--iters-large",
@@ -27,7 +34,7 @@ PROFILES = {
         "workers": [1, 2],
         "app_runs": 3,
         "transpose_sum": {"n": 8192, "chunk": 2048},
-        "merge": {"rows": 1000000},
+        "merge": {"rows_per_chunk": 1000000},
     },
     "full": {  # the paper's sizes where a 24 GiB machine allows
         "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "10000", "--iters-large",
@@ -38,7 +45,7 @@ PROFILES = {
         "workers": [1, 2, 4, 6],
         "app_runs": 5,
         "transpose_sum": {"n": 16384, "chunk": 4096},
-        "merge": {"rows": 4000000},
+        "merge": {"rows_per_chunk": 4000000},
     },
 }
 
@@ -48,16 +55,25 @@ PAPER_POLICY = {"mpi": "cooperative", "ucx": "polling", "tcp": "epoll"}
 
 
 def families(backends):
-    """{'tcp': {'policies': [...], 'raw': 'raw-tcp' or None}} from discover_backends()."""
+    """{'tcp': {'policies': [...], 'default': 'epoll', 'raw': 'raw-tcp' or None,
+    'coroutine': True, 'options': {key: {...}}}} from launch.list_backends()."""
     fam = {}
-    for name, policies in backends.items():
-        base = name[4:] if name.startswith("raw-") else name
-        f = fam.setdefault(base, {"policies": [], "raw": None, "coroutine": False})
-        if name.startswith("raw-"):
+    names = {b["name"] for b in backends}
+    for b in backends:
+        name = b["name"]
+        raw = b.get("kind") == "raw"
+        base = name[4:] if raw and name.startswith("raw-") else name
+        f = fam.setdefault(base, {"policies": [], "default": None, "raw": None,
+                                  "coroutine": False, "options": {}})
+        if raw:
             f["raw"] = name
-        else:
-            f["coroutine"] = True
-            f["policies"] = [p for p in policies if p]
+            continue
+        f["coroutine"] = True
+        f["policies"] = [p["name"] for p in b.get("policies", [])]
+        f["default"] = b.get("default_policy")
+        f["options"] = {o["key"]: o for o in b.get("options", [])}
+        if b.get("raw_baseline") in names:
+            f["raw"] = b["raw_baseline"]
     return fam
 
 
@@ -70,21 +86,46 @@ def family_backend_list(name, fam):
     return items
 
 
+def paper_policy(name, fam):
+    """The policy that plays the paper's side (PAPER_POLICY), else the family's default."""
+    pol = PAPER_POLICY.get(name)
+    if pol in fam["policies"]:
+        return pol
+    return fam["default"] or (fam["policies"][0] if fam["policies"] else None)
+
+
+def closest_policies(name, fam):
+    """The paper's policy and, where the family has it, cooperative progress too: the
+    transport ablation compares mpi, ucx and tcp under the closest policies, and the
+    paper's UCX-Py polling is not the closest one to MPI4Dask's cooperative design."""
+    pols = [paper_policy(name, fam)]
+    if "cooperative" in fam["policies"] and "cooperative" not in pols:
+        pols.append("cooperative")
+    return [p for p in pols if p]
+
+
 def compare_backend_list(fams):
-    """One policy per coroutine family (the paper's, else the default) and every raw
-    baseline: the interleaved run behind the cross-backend speedup table."""
+    """Per coroutine family the paper's policy and cooperative, and every raw baseline:
+    the interleaved run behind the cross-backend speedup and transport-ablation tables."""
     items = []
     for name in sorted(fams):
-        f = fams[name]
-        if f["coroutine"]:
-            pol = PAPER_POLICY.get(name)
-            if pol not in f["policies"]:
-                pol = f["policies"][0] if f["policies"] else None
-            items.append("%s:%s" % (name, pol) if pol else name)
+        if fams[name]["coroutine"]:
+            items += ["%s:%s" % (name, p) for p in closest_policies(name, fams[name])]
     for name in sorted(fams):
         if fams[name]["raw"]:
             items.append(fams[name]["raw"])
     return items
+
+
+def checked(binary, opts, args):
+    """`args` unchanged, after checking that the binary offers every option in it."""
+    have = option_names(opts)
+    for a in args:
+        if a.startswith("-") and not a[1:2].isdigit() and a.split("=", 1)[0] not in have:
+            raise MissingOption("%s has no option %s (its --list-options); the study matrix "
+                                "needs it: rebuild, or update scripts/lib/cbresults/matrix.py"
+                                % (os.path.relpath(binary), a))
+    return args
 
 
 class Run:
@@ -95,27 +136,46 @@ class Run:
         self.python = python
 
 
-def micro_runs(flavor, build, fams, profile, csvdir, hostfile=None, interface=None,
+def micro_runs(flavor, build, fams, profile, csvdir, options, hostfile=None, interface=None,
                per_node=None):
+    """Ping-pong and bandwidth per family (every policy + raw), the cross-family run, and
+    the ablation runs: MPI4Dask's per-frame wire beside raw-mpi, and bi-directional
+    bandwidth of the cross-family set. `options`: {"pingpong": --list-options answer,
+    "bandwidth": ...}."""
     runs = []
     prof = PROFILES[profile]
-    groups = [(name, family_backend_list(name, fams[name])) for name in sorted(fams)]
+    groups = [(name, family_backend_list(name, fams[name]), []) for name in sorted(fams)]
     coroutine_families = [n for n in fams if fams[n]["coroutine"]]
     if len(coroutine_families) > 1:
-        groups.append(("compare", compare_backend_list(fams)))
+        groups.append(("compare", compare_backend_list(fams), []))
+    # The wire ablation: MPI4Dask's three-messages-per-write shape, with raw-mpi in the same
+    # run so its overhead compares with the packed wire's from the mpi family run.
+    mpi = fams.get("mpi")
+    if mpi and mpi["coroutine"] and mpi["raw"] and "per-frame" in (
+            mpi["options"].get("wire", {}).get("values") or []):
+        groups.append(("mpi-wire-per-frame", ["mpi:cooperative" if "cooperative" in
+                                              mpi["policies"] else "mpi", mpi["raw"]],
+                       ["--backend-opt", "wire=per-frame"]))
     for bench in ("pingpong", "bandwidth"):
         args = prof[bench]
         if args is None:
             continue
         binary = os.path.join(build, "microbench", bench)
         nsizes = _count_sizes(args)
-        for group, backends in groups:
+        bench_groups = list(groups)
+        if bench == "bandwidth" and len(coroutine_families) > 1:
+            bench_groups.append(("compare-bidirectional", compare_backend_list(fams),
+                                 ["--bidirectional"]))
+        for group, backends, extra in bench_groups:
+            if bench == "bandwidth" and group.startswith("mpi-wire"):
+                continue  # two extra small messages per MiB-sized write: nothing to see
             csv = os.path.join(csvdir, "%s-%s-%s.csv" % (bench, group, flavor))
-            cmd = mpirun_prefix(flavor, 2, hostfile, per_node) + [binary, "--backend",
-                                                                  ",".join(backends)] + args
-            cmd += ["--csv", csv, "--timeout", "900"]
+            tail = ["--backend", ",".join(backends)] + args + extra + [
+                "--csv", csv, "--timeout", "900"]
             if interface:
-                cmd += ["--interface", interface]
+                tail += ["--interface", interface]
+            cmd = mpirun_prefix(flavor, 2, hostfile, per_node) + [binary] + checked(
+                binary, options[bench], tail)
             # rough seconds, only for the ETA
             scale = 10.0 if profile == "full" else 1.0
             weight = len(backends) * nsizes * scale * (0.1 if bench == "pingpong" else 2.0)
@@ -137,33 +197,21 @@ def _count_sizes(args):
 
 # --- application benchmarks -------------------------------------------------------------
 
-# Semantic option -> candidate spellings, matched against the binary's --help, because the
-# pipeline must keep working while the application CLI settles.
-APP_OPTION_CANDIDATES = {
-    "n": ["--n", "--size", "--matrix", "--rows-cols", "-n"],
-    "chunk": ["--chunk", "--chunk-size", "--block"],
-    "rows": ["--rows", "--rows-per-chunk", "--chunk-rows", "--local-size", "--rows-per-worker"],
-    "frac_match": ["--frac-match"],
-}
+APPS = ("transpose_sum", "merge")
 
 
-def app_help(flavor, binary):
-    """The binary's --help text ('' when it does not run)."""
-    from .launch import mpi_env, run
-    if not os.path.exists(binary):
-        return ""
-    rc, out = run([binary, "--help"], env=mpi_env(flavor), timeout=60)
-    if "--backend" in out:
-        return out
-    rc, out = run(mpirun_prefix(flavor, 1) + [binary, "--help"], env=mpi_env(flavor), timeout=60)
-    return out if "--backend" in out else ""
-
-
-def _option(help_text, semantic):
-    for cand in APP_OPTION_CANDIDATES[semantic]:
-        if re.search(r"(^|[\s,])%s([\s,=]|$)" % re.escape(cand), help_text, re.M):
-            return cand
-    return None
+def size_args(app, profile, opts):
+    """The profile's sizes for `app` as that binary spells them: its --list-options
+    'sizes' maps each semantic size (n, chunk, rows_per_chunk) to an option."""
+    out = []
+    for semantic, value in PROFILES[profile][app].items():
+        opt = (opts.get("sizes") or {}).get(semantic)
+        if not opt or opt not in option_names(opts):
+            raise MissingOption("%s has no option for its size '%s' (--list-options sizes: %s); "
+                                "the %s profile sets it to %s" % (
+                                    app, semantic, opts.get("sizes"), profile, value))
+        out += [opt, str(value)]
+    return out
 
 
 def ranks_for(layout, workers):
@@ -173,50 +221,46 @@ def ranks_for(layout, workers):
     return workers + 2 if layout == "dask" else workers + 1
 
 
-def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, hostfile=None,
-             interface=None, notes=None):
+def app_command(flavor, binary, opts, backend, policy, layout, workers, size, runs, csv,
+                hostfile=None, interface=None, extra=()):
+    """One application invocation, every option checked against the binary's own list."""
+    if layout not in (opts.get("layouts") or []):
+        raise MissingOption("%s offers no layout '%s' (--list-options layouts: %s)" % (
+            os.path.relpath(binary), layout, opts.get("layouts")))
+    tail = ["--backend", backend] + (["--progress", policy] if policy else [])
+    tail += ["--layout", layout] + list(size) + ["--runs", str(runs), "--csv", csv]
+    if interface:
+        tail += ["--interface", interface]
+    tail += list(extra)
+    return mpirun_prefix(flavor, ranks_for(layout, workers), hostfile) + [binary] + checked(
+        binary, opts, tail)
+
+
+def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, options, hostfile=None,
+             interface=None):
+    """Both applications per coroutine family under its closest policies (the paper's,
+    and cooperative), per layout and worker count. `options`: {app: --list-options}."""
     runs = []
     prof = PROFILES[profile]
-    for app in ("transpose_sum", "merge"):
-        binary = os.path.join(build, "appbench", app)
-        help_text = app_help(flavor, binary)
-        if not help_text:
-            if notes is not None:
-                notes.append("%s (%s): not built in %s; skipped" % (app, flavor, build))
+    for app in APPS:
+        if app not in options:
             continue
-        size_args = []
-        for semantic, value in prof[app].items():
-            opt = _option(help_text, semantic)
-            if opt:
-                size_args += [opt, str(value)]
-            elif notes is not None:
-                notes.append("%s: no option for %s in --help; used its default" % (app, semantic))
-        known_layouts = [l for l in layouts if l in help_text] or [None]
+        binary = os.path.join(build, "appbench", app)
+        size = size_args(app, profile, options[app])
         for name in sorted(fams):
             f = fams[name]
             if not f["coroutine"]:
                 continue
-            pol = PAPER_POLICY.get(name)
-            if pol not in f["policies"]:
-                pol = f["policies"][0] if f["policies"] else None
-            for layout in known_layouts:
-                for w in workers:
-                    tag = "%s-%s-%s-%s-w%d-%s" % (app, name, pol or "default", layout or "default",
-                                                  w, flavor)
-                    csv = os.path.join(csvdir, tag + ".csv")
-                    np_ = ranks_for(layout or "dask", w)
-                    cmd = mpirun_prefix(flavor, np_, hostfile) + [binary, "--backend", name]
-                    if pol and "--progress" in help_text:
-                        cmd += ["--progress", pol]
-                    if layout:
-                        cmd += ["--layout", layout]
-                    if "--workers" in help_text:
-                        cmd += ["--workers", str(w)]
-                    cmd += size_args + ["--runs", str(prof["app_runs"]), "--csv", csv]
-                    if interface and "--interface" in help_text:
-                        cmd += ["--interface", interface]
-                    runs.append(Run("%s %s:%s layout=%s workers=%d (%s)" % (
-                        app, name, pol, layout, w, flavor), cmd, csv, flavor,
-                        weight=(20.0 if profile == "full" else 3.0) * prof["app_runs"] * w,
-                        kind=app, timeout=900))
+            for pol in closest_policies(name, f):
+                for layout in layouts:
+                    for w in workers:
+                        tag = "%s-%s-%s-%s-w%d-%s" % (app, name, pol or "default", layout, w,
+                                                      flavor)
+                        csv = os.path.join(csvdir, tag + ".csv")
+                        cmd = app_command(flavor, binary, options[app], name, pol, layout, w,
+                                          size, prof["app_runs"], csv, hostfile, interface)
+                        runs.append(Run("%s %s:%s layout=%s workers=%d (%s)" % (
+                            app, name, pol, layout, w, flavor), cmd, csv, flavor,
+                            weight=(20.0 if profile == "full" else 3.0) * prof["app_runs"] * w,
+                            kind=app, timeout=900))
     return runs

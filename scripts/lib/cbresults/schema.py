@@ -158,8 +158,10 @@ def external_metadata(run_id, program, commands, versions=None, settings=None):
                                 capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
+    from .machine import is_secret
     env = {k: v for k, v in os.environ.items()
-           if k.startswith(("UCX_", "OMPI_", "MPIR_", "MPICH_", "DASK_", "COMMBENCH_"))}
+           if k.startswith(("UCX_", "OMPI_", "MPIR_", "MPICH_", "DASK_", "COMMBENCH_"))
+           and not is_secret(k)}
     return {
         "run_id": run_id,
         "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -14,9 +14,19 @@ def family(backend):
     return backend[4:] if backend.startswith("raw-") else backend
 
 
+def progress_label(row):
+    """The policy, plus the wire shape where a run chose one (`--backend-opt wire=...`,
+    e.g. mpi's per-frame wire of the wire ablation): such rows are another series, not
+    more samples of the default wire."""
+    wire = row.get("wire") or ""
+    if row.get("origin") == "suite" and wire:
+        return "%s,wire=%s" % (row["progress"], wire)
+    return row["progress"]
+
+
 def series_key(row):
-    """What one line of a figure stands for: backend, policy, MPI, origin."""
-    return (row["origin"], row["backend"], row["progress"], row["mpi"])
+    """What one line of a figure stands for: backend, policy (and wire), MPI, origin."""
+    return (row["origin"], row["backend"], progress_label(row), row["mpi"])
 
 
 def series_label(key, with_mpi=True):
@@ -67,7 +77,7 @@ def overhead_ratios(rows, benchmark="pingpong", metric="latency_us_p50"):
             continue
         base = raw.get((r["run_id"], r["backend"], int(r["size_bytes"])))
         if base:
-            acc[(r["backend"], r["progress"], r["mpi"])][int(r["size_bytes"])].append(
+            acc[(r["backend"], progress_label(r), r["mpi"])][int(r["size_bytes"])].append(
                 r[metric] / base)
     return {k: {s: median(v) for s, v in sorted(d.items())} for k, d in acc.items()}
 
