@@ -82,7 +82,11 @@ run_pair pingpong_cuda_passthrough pingpong --memory cuda --gpu-path pass-throug
 
 # 3. Applications on device memory, 2 workers (when the build supports it).
 for app in transpose_sum merge; do
-  if [ -x "$bin/$app" ] && "$bin/$app" --help 2>&1 | grep -q -- "--memory"; then
+  # Asked through the binary's JSON option list, never its --help text.
+  if [ -x "$bin/$app" ] && "$bin/$app" --list-options 2>/dev/null | python3 -c '
+import json, sys
+names = {n for o in json.load(sys.stdin)["options"] for n in [o["name"]] + o.get("aliases", [])}
+sys.exit(0 if "--memory" in names else 1)'; then
     for mem in host cuda; do
       log "$app --memory $mem"
       "${app_mpirun[@]}" "$bin/$app" --backend "$backends" --memory "$mem" \

@@ -213,12 +213,17 @@ class FiguresAndReportTest(unittest.TestCase):
                 p = subprocess.run([sys.executable, os.path.join(SCRIPTS, tool), d],
                                    capture_output=True, text=True, timeout=300)
                 self.assertEqual(p.returncode, 0, p.stderr)
-            figs = sorted(os.listdir(os.path.join(d, "figures")))
-            self.assertEqual(figs, ["bandwidth.png", "latency_medium.png", "latency_small.png",
-                                    "overhead.png", "transpose_sum.png"])
-            for f in figs:
-                self.assertEqual(read(os.path.join(d, "figures", f), "rb")[:8],
+            # figures/index.json lists every figure (PNG + PDF); test_plot.py checks the rest
+            index = json.loads(read(os.path.join(d, "figures", "index.json")))
+            figs = [e["file"] for e in index]
+            for name in ("latency_small.png", "latency_medium.png", "bandwidth.png",
+                         "overhead.png", "transpose_sum.png"):
+                self.assertIn(name, figs)
+            self.assertNotIn("merge.png", figs)  # no merge rows: no empty figure
+            for e in index:
+                self.assertEqual(read(os.path.join(d, "figures", e["file"]), "rb")[:8],
                                  b"\x89PNG\r\n\x1a\n")
+                self.assertEqual(read(os.path.join(d, "figures", e["pdf"]), "rb")[:5], b"%PDF-")
             md = read(os.path.join(d, "report.md"))
             self.assertIn("| mpi:cooperative vs tcp:epoll | latency 1B-4KiB | – | 4.00x", md)
             self.assertIn("| tcp:epoll | openmpi | 0.50x |", md)

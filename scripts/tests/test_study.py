@@ -211,7 +211,8 @@ class ClaimsTest(unittest.TestCase):
 class MachineTest(unittest.TestCase):
     def test_launcher_secrets_are_recognised(self):
         for name in ("OMPI_MCA_orte_precondition_transports", "OMPI_MCA_orte_hnp_uri",
-                     "PMIX_SERVER_URI41", "PMIX_SECURITY_MODE", "SLURM_JOB_TOKEN"):
+                     "PMIX_SERVER_URI41", "PMIX_SECURITY_MODE", "SLURM_JOB_TOKEN",
+                     "OMPI_MCA_orte_local_daemon_uri"):
             self.assertTrue(machine.is_secret(name), name)
         for name in ("UCX_TLS", "OMPI_MCA_btl", "OMPI_COMM_WORLD_SIZE"):
             self.assertFalse(machine.is_secret(name), name)

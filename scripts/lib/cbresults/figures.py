@@ -16,11 +16,15 @@ FAMILIES = ("mpi", "ucx", "tcp")  # the paper's order: MPI4Dask, UCX(-Py), TCP
 PAPER_POLICY = {"mpi": "cooperative", "ucx": "polling", "tcp": "epoll"}
 MPI_ORDER = ("openmpi", "mpich")
 MPI_NAMES = {"openmpi": "Open MPI", "mpich": "MPICH", "": "no MPI"}
-MAX_SERIES = 7  # per panel; beyond it a figure is split
+MAX_SERIES = 6  # per panel; beyond it a figure is split
 
 # External tools by the family whose latency figure they belong to.
 EXTERNAL_FAMILY = {"ucx_perftest": "ucx", "NPtcp": "tcp", "dask-tcp": "tcp", "NPmpi": "mpi",
                    "osu": "mpi", "mpi4py": "mpi"}
+
+
+# External tools with one way of running: their label needs no progress policy.
+SINGLE_MODE_TOOLS = ("NPtcp", "NPmpi", "osu", "dask-tcp")
 
 
 def family(backend):
@@ -72,10 +76,10 @@ def label(key, show_wire=False):
     if origin == "external":
         if backend == "ucx_perftest":
             name = "ucx_perftest -E %s" % progress
-        elif progress and progress not in ("blocking", "asyncio"):
-            name = "%s %s" % (backend, progress)
-        else:
+        elif backend in SINGLE_MODE_TOOLS or not progress:
             name = backend
+        else:  # e.g. mpi4py blocking / mpi4py asyncio
+            name = "%s %s" % (backend, progress)
         return name + " (external)"
     if backend.startswith("raw-") or not progress:
         name = backend
@@ -285,12 +289,14 @@ def app_throughput_metric(rows):
     return best if counts[best] else None
 
 
-def app_points(rows, metric):
-    """{key: {workers: Point(median over runs, min, max)}}. Zeros are kept (communication
-    time at one worker is a measured 0) but flagged by the caller on log axes; empty
-    values are skipped."""
+def app_points(rows, metric, benchmark=None):
+    """{key: {workers: Point(median over runs, min, max)}} of one benchmark's rows (all
+    rows without `benchmark`). Zeros are kept (communication time at one worker is a
+    measured 0; a log axis leaves them out); empty values are skipped."""
     acc = defaultdict(lambda: defaultdict(list))
     for r in rows:
+        if benchmark is not None and r["benchmark"] != benchmark:
+            continue
         v = r.get(metric)
         if not _finite(v) or r.get("workers") is None:
             continue
@@ -311,25 +317,37 @@ def app_label(key, show_layout=False):
 
 # --- splitting crowded figures -----------------------------------------------------------
 
+def identity(key):
+    """A series apart from its MPI: the same line in every MPI panel."""
+    return key[:4] + key[5:]
+
+
 def split_series(keys, max_series=MAX_SERIES):
-    """[(suffix, keys)]: all keys in one figure when they fit; else the paper's sides and
-    the raw baselines and externals under no suffix, and one figure per family
-    ('_mpi', ...) with that family's series."""
+    """[(suffix, keys)]: all keys in one figure when each panel (MPI) fits; else the
+    paper's sides with the raw baselines and externals under no suffix, and one figure per
+    family ('_mpi', ...) with that family's series."""
     keys = sorted(keys, key=order)
-    if len(keys) <= max_series:
+    ids = []
+    for k in keys:
+        if identity(k) not in ids:
+            ids.append(identity(k))
+    if len(ids) <= max_series:
         return [("", keys)]
-    main = [k for k in keys if is_external(k) or is_raw(k)
-            or PAPER_POLICY.get(family(k[1])) == k[2] and (k[3] in ("", "packed"))]
+    main = [i for i in ids if i[0] == "external" or (i[0] == "suite" and i[1].startswith("raw-"))
+            or PAPER_POLICY.get(family(i[1])) == i[2] and i[3] in ("", "packed")]
     if len(main) > max_series:
-        main = [k for k in main if not is_raw(k)]
-    out = [("", main[:max_series])] if main else []
-    for fam in FAMILIES + tuple(sorted({series_family(k) or "other" for k in keys}
-                                        - set(FAMILIES))):
-        fk = [k for k in keys if (series_family(k) or "other") == fam and not is_external(k)]
-        if len(fk) > 1 or (fk and fk[0] not in main):
-            for i in range(0, len(fk), max_series):
-                out.append(("_%s%s" % (fam, "" if i == 0 else "_%d" % (i // max_series + 1)),
-                            fk[i:i + max_series]))
+        main = [i for i in main if not (i[0] == "suite" and i[1].startswith("raw-"))]
+    main = main[:max_series]
+    out = [("", [k for k in keys if identity(k) in main])] if main else []
+    fams = [f for f in FAMILIES] + sorted({series_family(i) or "other" for i in ids}
+                                           - set(FAMILIES))
+    for fam in fams:
+        fi = [i for i in ids if (series_family(i) or "other") == fam and i[0] != "external"]
+        if len(fi) > 1 or (fi and fi[0] not in main):
+            for j in range(0, len(fi), max_series):
+                chunk = fi[j:j + max_series]
+                out.append(("_%s%s" % (fam, "" if j == 0 else "_%d" % (j // max_series + 1)),
+                            [k for k in keys if identity(k) in chunk]))
     return out
 
 
@@ -375,6 +393,11 @@ def fmt_value(v, unit):
     return ("%.3g %s" % (v, unit)).strip()
 
 
+def fmt_bytes(b):
+    """4 B, 4 KiB, 1 MiB (power-of-1024 units where exact)."""
+    t = fmt_size(b)
+    return t[:-1] + " " + t[-1] + "iB" if t[-1] in "KMG" else t + " B"
+
+
 def fmt_x(x, kind):
-    return (fmt_size(x) + " B") if kind == "size" else "%d %s" % (
-        x, "worker" if x == 1 else "workers")
+    return fmt_bytes(x) if kind == "size" else "%d %s" % (x, "worker" if x == 1 else "workers")

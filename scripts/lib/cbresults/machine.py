@@ -25,8 +25,8 @@ QUIET_RULE = ("quiet = 1-minute load average < %.1f before the run and <= %.1f d
 # Launchers pass secrets to their ranks through the environment (Open MPI's job key, the
 # HNP contact URI, PMIx server URIs and security tokens). They identify a live job and
 # mean nothing afterwards; a sidecar is committed, so they never go in.
-_SECRET = re.compile(r"precondition_transports|hnp_uri|PMIX_SERVER_URI|PMIX_SECURITY|TOKEN|"
-                     r"SECRET|PASSWORD|KEY", re.I)
+_SECRET = re.compile(r"precondition_transports|(^|_)URI|PMIX_SECURITY|TOKEN|SECRET|PASSWORD|"
+                     r"KEY", re.I)
 
 
 def is_secret(name):

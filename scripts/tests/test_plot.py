@@ -1,0 +1,277 @@
+"""Unit tests of scripts/plot and its rules (scripts/lib/cbresults/figures.py): PNG + PDF
+per figure, figures/index.json, panels per MPI, the outlier rule and its captions, the
+bi-directional and application figures, skipping figures without data.
+Run: python3 -m unittest discover -s scripts/tests"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
+
+from cbresults import figures, schema  # noqa: E402
+
+SMALL = [1, 8, 64, 512, 4096]
+MEDIUM = [8192, 65536]
+
+
+def row(**kw):
+    r = {c: None if c in schema.NUMERIC else "" for c in schema.columns()}
+    r.update(memory_send="host", memory_recv="host", validated=0)
+    r.update(kw)
+    return r
+
+
+def ping(run, backend, progress, mpi, size, p50, origin="suite", **kw):
+    return row(benchmark="pingpong", origin=origin, backend=backend, progress=progress,
+               mpi=mpi, size_bytes=size, latency_us_p50=p50, latency_us_avg=p50,
+               latency_us_min=p50 * 0.8 if origin == "suite" else None,
+               latency_us_p99=p50 * 3 if origin == "suite" else None, run_id=run, **kw)
+
+
+def synthetic_rows(mpis=("openmpi", "mpich")):
+    """Per MPI: every family's own run, one cross-family run, bandwidth and bibw runs, both
+    applications with three runs per point; externals without MPI, one of them (the
+    oversubscribed ucx_perftest -E poll) three decades above everything else."""
+    rows = []
+    fams = {"tcp": (["epoll"], 6.0, "raw-tcp", 12.0), "mpi": (["cooperative", "batched",
+                                                              "blocking"], 0.4, "raw-mpi", 0.2),
+            "ucx": (["polling", "cooperative", "event"], 0.3, "raw-ucx", 0.15)}
+    for mpi in mpis:
+        scale = 1.0 if mpi == "openmpi" else 1.3
+        for fam, (pols, lat, raw, raw_lat) in fams.items():
+            run = "fam-%s-%s" % (fam, mpi)
+            for s in SMALL + MEDIUM:
+                grow = 1 + s / 4096.0
+                for i, p in enumerate(pols):
+                    rows.append(ping(run, fam, p, mpi, s, lat * (1 + 0.3 * i) * grow * scale))
+                rows.append(ping(run, raw, "blocking", mpi, s, raw_lat * grow * scale))
+        run = "cmp-%s" % mpi
+        for s in SMALL + MEDIUM:
+            grow = 1 + s / 4096.0
+            for fam, (pols, lat, raw, raw_lat) in fams.items():
+                rows.append(ping(run, fam, figures.PAPER_POLICY[fam], mpi, s, lat * grow * scale))
+                rows.append(ping(run, raw, "blocking", mpi, s, raw_lat * grow * scale))
+        for bench, factor in (("bandwidth", 1.0), ("bibw", 1.8)):
+            run = "%s-%s" % (bench, mpi)
+            for s in (1 << 20, 4 << 20, 16 << 20):
+                for b, pol, bw in (("mpi", "cooperative", 3000.0), ("raw-mpi", "blocking", 3500.0),
+                                   ("tcp", "epoll", 1200.0), ("raw-tcp", "blocking", 1000.0),
+                                   ("ucx", "polling", 2800.0), ("raw-ucx", "blocking", 3200.0)):
+                    v = bw * factor * scale
+                    rows.append(row(benchmark=bench, origin="suite", backend=b, progress=pol,
+                                    mpi=mpi, size_bytes=s, bandwidth_MBps=v,
+                                    bandwidth_MBps_min=v * 0.8, bandwidth_MBps_max=v * 1.1,
+                                    window=64, reps=5, run_id=run))
+        for bench in ("transpose_sum", "merge"):
+            for w in (1, 2, 4):
+                for b, pol, wall in (("mpi", "cooperative", 1.0), ("tcp", "epoll", 2.0),
+                                     ("ucx", "polling", 1.5)):
+                    for run_i, jitter in enumerate((0.9, 1.0, 1.2)):
+                        comm = 0.0 if w == 1 else wall / 3 * jitter
+                        rows.append(row(
+                            benchmark=bench, origin="suite", backend=b, progress=pol, mpi=mpi,
+                            layout="compact", workers=w, run=run_i, wall_s=wall * jitter * scale,
+                            comm_s=comm, size_bytes=8192 if bench == "transpose_sum" else 1e6,
+                            throughput_MBps=(100 / comm if comm and bench == "transpose_sum"
+                                             else None),
+                            rows_per_s=(1e6 / wall if bench == "merge" else None),
+                            run_id="app-%s-%s-%s-%d" % (bench, b, mpi, w)))
+    for s in SMALL + MEDIUM:
+        rows.append(ping("ext-ucx", "ucx_perftest", "poll", "", s, 6000.0 + s / 1000.0,
+                         origin="external", wire="tag"))
+        rows.append(ping("ext-ucx", "ucx_perftest", "sleep", "", s, 2.0, origin="external",
+                         wire="tag"))
+        rows.append(ping("ext-np", "NPtcp", "blocking", "", s, 10.0, origin="external"))
+    for w in (1, 2, 4):
+        for run_i in range(3):
+            rows.append(row(benchmark="transpose_sum", origin="external", backend="dask-tcp",
+                            progress="asyncio", layout="dask", workers=w, run=run_i,
+                            wall_s=3.0 + run_i, comm_s=0.0 if w == 1 else 1.0,
+                            size_bytes=8192, run_id="dask"))
+    return rows
+
+
+def run_plot(args):
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot")] + args,
+                       capture_output=True, text=True, timeout=120)
+    return p
+
+
+class OutlierRuleTest(unittest.TestCase):
+    def test_isolated_extreme_values_are_outliers(self):
+        bulk = [0.2, 0.3, 0.5, 1.0, 2.0, 6.0, 10.0, 60.0, 100.0] * 3
+        lo, hi = figures.outlier_bounds(bulk + [4000.0, 6000.0])
+        self.assertEqual((lo, hi), (0.2, 100.0))
+
+    def test_a_genuine_spread_of_decades_is_not_an_outlier(self):
+        # raw-tcp (60 us) beside spinning backends (0.3 us) with tcp:epoll between
+        vals = [0.2, 0.3, 0.3, 0.4, 6.0, 60.0] * 5
+        self.assertEqual(figures.outlier_bounds(vals), (0.2, 60.0))
+
+    def test_a_second_mode_is_not_an_outlier(self):
+        # half the points three decades up: a mode of the data, not a stray point
+        vals = [1.0, 1.2, 1.1, 0.9] * 3 + [2000.0, 2100.0] * 6
+        self.assertEqual(figures.outlier_bounds(vals), (0.9, 2100.0))
+
+    def test_low_outliers_and_empty_input(self):
+        self.assertEqual(figures.outlier_bounds([0.001] + [5.0, 6.0, 7.0, 8.0] * 2), (5.0, 8.0))
+        self.assertIsNone(figures.outlier_bounds([0.0, None]))
+
+
+class SelectionTest(unittest.TestCase):
+    def test_family_figure_uses_the_family_run_and_compare_the_cross_run(self):
+        rows = figures.micro_rows(synthetic_rows(("openmpi",)), {"pingpong"},
+                                  "latency_us_p50", 1, 4096)
+        picked, runs, note = figures.family_selection(rows, "mpi")
+        self.assertEqual(set(runs), {"fam-mpi-openmpi"})
+        backends = {(r["backend"], r["progress"]) for r in picked}
+        self.assertIn(("mpi", "batched"), backends)
+        self.assertIn(("NPtcp", "blocking"), {(r["backend"], r["progress"]) for r in
+                                             figures.family_selection(rows, "tcp")[0]})
+        picked, runs, note = figures.compare_selection(rows)
+        self.assertEqual(set(runs), {"cmp-openmpi"})
+        self.assertEqual(note, "")
+        self.assertEqual({(r["backend"], r["progress"]) for r in picked},
+                         {("mpi", "cooperative"), ("ucx", "polling"), ("tcp", "epoll"),
+                          ("raw-mpi", "blocking"), ("raw-ucx", "blocking"),
+                          ("raw-tcp", "blocking")})
+
+    def test_crowded_figures_split_per_family(self):
+        keys = [("suite", b, p, "", m) for m in ("openmpi", "mpich") for b, p in (
+            ("mpi", "cooperative"), ("mpi", "batched"), ("mpi", "blocking"), ("ucx", "polling"),
+            ("ucx", "event"), ("ucx", "cooperative"), ("tcp", "epoll"))]
+        splits = dict(figures.split_series(keys))
+        self.assertEqual(sorted(splits), ["", "_mpi", "_ucx"])
+        self.assertEqual({k[1:3] for k in splits[""]},
+                         {("mpi", "cooperative"), ("ucx", "polling"), ("tcp", "epoll")})
+        self.assertEqual(len(splits["_mpi"]), 6)  # 3 policies x 2 MPIs
+        # a panel's worth (counted without the MPI) stays in one figure
+        self.assertEqual([s for s, _ in figures.split_series(keys[:6])], [""])
+
+    def test_labels(self):
+        self.assertEqual(figures.label(("external", "ucx_perftest", "poll", "tag", "")),
+                         "ucx_perftest -E poll (external)")
+        self.assertEqual(figures.label(("external", "mpi4py", "asyncio", "", "openmpi")),
+                         "mpi4py asyncio (external)")
+        self.assertEqual(figures.label(("external", "NPtcp", "blocking", "", "")),
+                         "NPtcp (external)")
+        self.assertEqual(figures.label(("suite", "mpi", "cooperative", "per-frame", "mpich"),
+                                       show_wire=True), "mpi:cooperative (per-frame wire)")
+        self.assertEqual(figures.external_family("mpi4py"), "mpi")
+        self.assertEqual(figures.fmt_value(5990.0, "µs"), "5.99 ms")
+        self.assertEqual(figures.fmt_x(4096, "size"), "4 KiB")
+
+    def test_app_points_median_and_spread(self):
+        pts = figures.app_points(synthetic_rows(("openmpi",)), "wall_s", "merge")
+        p = pts[("suite", "tcp", "epoll", "", "openmpi", "compact")][2]
+        self.assertAlmostEqual(p.y, 2.0)
+        self.assertAlmostEqual(p.lo, 1.8)
+        self.assertAlmostEqual(p.hi, 2.4)
+        self.assertEqual(p.n, 3)
+
+
+class PlotTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        cls.csv = os.path.join(cls.dir, "all.csv")
+        schema.write_csv(cls.csv, synthetic_rows())
+        cls.out = os.path.join(cls.dir, "figures")
+        cls.proc = run_plot([cls.dir])
+        with open(os.path.join(cls.out, "index.json")) as f:
+            cls.index = json.load(f)
+        cls.by_file = {e["file"]: e for e in cls.index}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_figure_is_png_and_pdf_and_listed(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+        self.assertEqual(self.proc.stderr, "")
+        on_disk = sorted(f for f in os.listdir(self.out) if f != "index.json")
+        listed = sorted([e["file"] for e in self.index] + [e["pdf"] for e in self.index])
+        self.assertEqual(on_disk, listed)
+        for e in self.index:
+            self.assertEqual(os.path.splitext(e["file"])[0], os.path.splitext(e["pdf"])[0])
+            with open(os.path.join(self.out, e["file"]), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            with open(os.path.join(self.out, e["pdf"]), "rb") as f:
+                self.assertEqual(f.read(5), b"%PDF-")
+            self.assertTrue(e["title"])
+            self.assertTrue(e["caption"])
+            self.assertNotIn("[", e["caption"] + e["title"])  # Markdown image text
+
+    def test_reading_order_and_names(self):
+        files = [e["file"] for e in self.index]
+        for name in ("latency_small.png", "latency_small_mpi.png", "latency_small_ucx.png",
+                     "latency_small_tcp.png", "latency_medium.png", "bandwidth.png",
+                     "bandwidth_bidirectional.png", "overhead.png", "transpose_sum.png",
+                     "merge.png"):
+            self.assertIn(name, files)
+        self.assertLess(files.index("latency_small.png"), files.index("latency_medium.png"))
+        self.assertEqual(files.index("bandwidth_bidirectional.png"),
+                         files.index("bandwidth_tcp.png") + 1)
+        self.assertLess(files.index("overhead.png"), files.index("transpose_sum.png"))
+        self.assertEqual(files[-1], "merge.png")
+
+    def test_extreme_outlier_is_flagged_in_the_caption(self):
+        e = self.by_file["latency_small_ucx.png"]
+        self.assertIn("Outliers", e["caption"])
+        self.assertIn("ucx_perftest -E poll (external): 6 ms at 1 B", e["caption"])
+        self.assertEqual({o["series"] for o in e["outliers"]}, {"ucx_perftest -E poll (external)"})
+        self.assertEqual(len(e["outliers"]), len(SMALL))  # not repeated per MPI panel
+        # only in the family's figure: not in the cross-family one, and the rest is clean
+        self.assertIn("No outliers", self.by_file["latency_small.png"]["caption"])
+        self.assertIn("No outliers", self.by_file["latency_small_tcp.png"]["caption"])
+
+    def test_captions_say_what_the_bars_are(self):
+        self.assertIn("fastest sample to 99th percentile",
+                      self.by_file["latency_small.png"]["caption"])
+        self.assertIn("slowest to fastest repetition",
+                      self.by_file["bandwidth_bidirectional.png"]["caption"])
+        cap = self.by_file["transpose_sum.png"]["caption"]
+        self.assertIn("median over runs", cap)
+        self.assertIn("Rows: Open MPI, MPICH", cap)
+        self.assertIn("Panels: Open MPI, MPICH", self.by_file["latency_small.png"]["caption"])
+
+    def test_missing_data_skips_figures_and_stale_ones_are_removed(self):
+        only = [r for r in synthetic_rows(("openmpi",)) if r["benchmark"] == "merge"]
+        d = os.path.join(self.dir, "merge-only")
+        os.makedirs(d)
+        path = os.path.join(d, "merge.csv")
+        schema.write_csv(path, only)
+        out = os.path.join(d, "figs")
+        os.makedirs(out)
+        with open(os.path.join(out, "latency_small.png"), "wb") as f:
+            f.write(b"stale")
+        with open(os.path.join(out, "index.json"), "w") as f:
+            json.dump([{"file": "latency_small.png", "pdf": "latency_small.pdf"}], f)
+        p = run_plot(["--out", out, path])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "index.json")) as f:
+            self.assertEqual([e["file"] for e in json.load(f)], ["merge.png"])
+        self.assertEqual(sorted(os.listdir(out)), ["index.json", "merge.pdf", "merge.png"])
+
+    def test_a_new_workload_gets_its_figure(self):
+        rows = [row(benchmark="groupby", origin="suite", backend="mpi", progress="cooperative",
+                    mpi="openmpi", workers=w, run=0, wall_s=1.0 / w, comm_s=0.1,
+                    run_id="g") for w in (1, 2)]
+        d = os.path.join(self.dir, "groupby")
+        os.makedirs(d)
+        schema.write_csv(os.path.join(d, "g.csv"), rows)
+        p = run_plot(["--out", os.path.join(d, "f"), os.path.join(d, "g.csv")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(d, "f", "index.json")) as f:
+            self.assertEqual([e["file"] for e in json.load(f)], ["groupby.png"])
+
+
+if __name__ == "__main__":
+    unittest.main()
