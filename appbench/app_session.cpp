@@ -9,10 +9,11 @@
 
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
+#include "harness/backend_listing.hpp"
 #include "harness/host_memory.hpp"
+#include "harness/inject_delay.hpp"
 #include "harness/interface.hpp"
-#include "harness/json.hpp"
-#include "harness/metadata.hpp"
+#include "harness/program_info.hpp"
 #include "harness/result_schema.hpp"
 #include "harness/run_guard.hpp"
 #include "runtime/scheduler.hpp"
@@ -38,20 +39,21 @@ uint64_t parse_u64(const std::string& s, const std::string& what) {
 }  // namespace
 
 AppSession::AppSession(int argc, char** argv, const std::string& program,
-                       const std::string& description,
+                       const std::string& description, const SizeOptions& sizes,
                        const std::function<void(CLI::App&, AppOptions&)>& add_options,
                        const std::function<void(AppOptions&)>& resolve)
-    : program_(program) {
+    : program_(program), load_at_start_(load_average()) {
   argv_.assign(argv, argv + argc);
   CLI::App app{description, program};
   app.add_option("--backend", opts_.backend,
                  "Backend that carries all traffic (control and data): tcp, mpi, ucx, ... "
                  "(name[:progress] also accepted)")
       ->capture_default_str();
-  app.add_option("--progress", opts_.progress,
-                 "Progress policy of the backend (tcp: epoll; mpi: cooperative|batched|blocking; "
-                 "ucx: polling|event|cooperative); default: the backend's");
-  app.add_option("--backend-opt", opts_.backend_opts, "KEY=VALUE passed to the backend");
+  app.add_option(
+      "--progress", opts_.progress,
+      "Progress policy of the backend (" + progress_summary() + "); default: the backend's first");
+  app.add_option("--backend-opt", opts_.backend_opts,
+                 "KEY=VALUE passed to the backend (--list-backends lists every key)");
   app.add_option("--layout", opts_.layout,
                  "Roles by rank: compact = scheduler+client on rank 0, workers on ranks >= 1; "
                  "dask = rank 0 scheduler, rank 1 client, workers on ranks >= 2 (dask-mpi)")
@@ -86,9 +88,17 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
   app.add_option("--test-kill-worker", opts_.test_kill,
                  "Testing aid WORKER:TASK: worker WORKER (0-based) exits like a crash when it "
                  "receives its TASK-th task; the client must fail naming it");
+  app.add_option("--inject-delay", opts_.inject_delay,
+                 "Testing aid: busy-wait this many microseconds (e.g. 100) before every data "
+                 "write from one worker to another (the fetches whose time is comm time), to "
+                 "prove the regression gate catches a slower app communication path");
   add_options(app, opts_);
+  InfoFlags info;
+  info.add_to(app);
   try {
     app.parse(argc, argv);
+    info.answer_if_asked(app, {program, false, sizes, layout_names()});  // exits if asked
+    opts_.inject_delay_ns = parse_inject_delay(opts_.inject_delay);
     if (opts_.runs == 0) throw std::invalid_argument("--runs must be >= 1");
     if (opts_.fetch_concurrency == 0)
       throw std::invalid_argument("--fetch-concurrency must be >= 1");
@@ -241,6 +251,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
     wo.fetch_concurrency = opts_.fetch_concurrency;
     wo.slice_ns = static_cast<uint64_t>(opts_.slice_us * 1000);
     wo.connect_timeout = timeout;
+    wo.inject_delay_ns = opts_.inject_delay_ns;
     if (!opts_.test_kill.empty()) {
       auto c = opts_.test_kill.find(':');
       if (parse_u64(opts_.test_kill.substr(0, c), "worker") ==
@@ -272,23 +283,28 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   }
   listener_->stop();
 
-  JsonObject s;
-  s.add("backend", opts_.backend)
-      .add("progress", backend_->progress())
-      .add("layout", std::string(to_string(topo_.layout)))
-      .add("workers", static_cast<long long>(topo_.workers()))
-      .add("runs", static_cast<long long>(opts_.runs))
-      .add("warmup", static_cast<long long>(opts_.warmup))
-      .add("preset", opts_.preset)
-      .add("fetch_concurrency", static_cast<long long>(opts_.fetch_concurrency))
-      .add("slice_us", static_cast<long long>(opts_.slice_us))
-      .add("listen_host", host_);
-  for (const auto& [k, v] : settings) s.add(k, v);
-  JsonObject meta = collect_metadata(*boot_, argv_, run_id_, s);
+  Json s;
+  s["backend"] = opts_.backend;
+  s["progress"] = backend_->progress();
+  Json extra = Json::object();  // KEY=VALUE as an object, as the microbenchmarks record it
+  for (const auto& kv : opts_.backend_opts)
+    extra[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  s["backend_opts"] = extra;
+  s["layout"] = to_string(topo_.layout);
+  s["workers"] = topo_.workers();
+  s["runs"] = opts_.runs;
+  s["warmup"] = opts_.warmup;
+  s["preset"] = opts_.preset;
+  s["fetch_concurrency"] = opts_.fetch_concurrency;
+  s["slice_us"] = opts_.slice_us;
+  s["listen_host"] = host_;
+  s["inject_delay_ns"] = opts_.inject_delay_ns;
+  s.update(settings);
+  Json meta = collect_metadata(*boot_, argv_, run_id_, s, load_at_start_);
   boot_->barrier();  // every rank's roles are done: nobody still needs a connection
   close_connections();
   if (topo_.is_client()) {
-    if (csv_) csv_->commit(meta.str());
+    if (csv_) csv_->commit(sidecar_text(meta));
     std::printf("# validation: %s (%llu wrong)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",
                 total_wrong_);
     std::fflush(stdout);

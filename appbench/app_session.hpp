@@ -12,6 +12,8 @@
 
 #include "harness/bootstrap.hpp"
 #include "harness/csv_writer.hpp"
+#include "harness/machine_state.hpp"
+#include "harness/metadata.hpp"
 #include "runtime/client.hpp"
 #include "runtime/functions.hpp"
 #include "runtime/topology.hpp"
@@ -36,7 +38,9 @@ struct AppOptions {
   double timeout_s = 600;
   size_t fetch_concurrency = 4;
   double slice_us = 1000;
-  std::string test_kill;  // "WORKER:TASK"
+  std::string test_kill;     // "WORKER:TASK"
+  std::string inject_delay;  // microseconds, testing aid (harness/inject_delay.hpp)
+  uint64_t inject_delay_ns = 0;
 };
 
 // One timed repetition as the workload measured it.
@@ -52,8 +56,11 @@ struct RunRecord {
 class AppSession {
  public:
   // `add_options` adds the workload's options; `resolve` checks them (and applies the
-  // preset) and throws std::invalid_argument with a one-line message.
+  // preset) and throws std::invalid_argument with a one-line message. `sizes` maps the
+  // workload's size names to the options that set them (--list-options).
+  using SizeOptions = std::vector<std::pair<std::string, std::string>>;
   AppSession(int argc, char** argv, const std::string& program, const std::string& description,
+             const SizeOptions& sizes,
              const std::function<void(CLI::App&, AppOptions&)>& add_options,
              const std::function<void(AppOptions&)>& resolve);
   ~AppSession();
@@ -66,11 +73,11 @@ class AppSession {
 
   // The workload fills these before run(): CSV size_bytes, the table's throughput column
   // ("MB/s" from bytes / comm time, or "Mrows/s" from rows / wall), settings for the
-  // JSON sidecar and the header line.
+  // JSON sidecar (typed values) and the header line.
   size_t size_value = 0;
   bool rows_throughput = false;
   std::string description_line;
-  std::vector<std::pair<std::string, long long>> settings;
+  Json settings = Json::object();
 
   // Runs this rank's roles; `driver` is the client's program. Returns the exit code.
   int run(const std::function<Task<void>(Client&)>& driver);
@@ -104,6 +111,7 @@ class AppSession {
   std::unique_ptr<CsvWriter> csv_;
   std::FILE* transfer_log_ = nullptr;
   std::string run_id_;
+  LoadAverage load_at_start_;
   std::string host_;
   unsigned long long total_wrong_ = 0;
   size_t records_ = 0;

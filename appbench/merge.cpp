@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
       "merge (inner join on key with a hash shuffle) on a mini Dask runtime over the comm\n"
       "backends; weak scaling: --chunk-size rows of each table per worker.\n"
       "Run with: mpirun -np 3 merge --backend tcp   (2 workers, compact layout)",
+      {{"rows_per_chunk", "--chunk-size"}, {"frac_match", "--frac-match"}},
       [&](CLI::App& app, AppOptions& o) {
         app.add_option("--chunk-size", rows,
                        "Rows per worker in each table (default 1000000; "
@@ -119,8 +120,9 @@ int main(int argc, char** argv) {
   s.require_worker_memory(rows * 128, "--chunk-size " + std::to_string(rows));  // <= 2^47
   s.size_value = rows;
   s.rows_throughput = true;
-  s.settings = {{"chunk_size_rows", static_cast<long long>(rows)},
-                {"frac_match_ppm", static_cast<long long>(frac * 1e6)}};
+  s.settings["chunk_size_rows"] = rows;
+  s.settings["frac_match"] = frac;
+  s.settings["frac_match_ppm"] = static_cast<long long>(frac * 1e6);  // as older sidecars had it
   s.description_line = std::to_string(rows) + " rows per worker and table, frac_match " +
                        std::to_string(frac) + ", expect " + std::to_string(p.expected_rows()) +
                        " matched rows";

@@ -97,3 +97,8 @@ _appbench_bad(merge_rows_beyond_memory 3 merge "--chunk-size 100000000000 needs 
 _appbench_bad(merge_rows_below_workers 3 merge "must be at least the number of workers" --chunk-size 1)
 _appbench_bad(merge_frac_not_number 3 merge "Could not convert: --frac-match = abc" --frac-match abc)
 _appbench_bad(merge_interface 3 merge "no IPv4 interface named 'nonexistent0'" --interface nonexistent0)
+# --inject-delay takes microseconds >= 0: anything else is one line, before MPI starts.
+add_test(NAME appbench.bad_inject_delay
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
+                 "bad --inject-delay '-1' \\(microseconds" $<TARGET_FILE:merge> --inject-delay -1)
+set_tests_properties(appbench.bad_inject_delay PROPERTIES TIMEOUT 60)

@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
       "transpose-sum (y = x + x.T, persisted) on a mini Dask runtime over the comm backends.\n"
       "Roles by rank (--layout), all traffic over --backend; one CSV row per --runs.\n"
       "Run with: mpirun -np 3 transpose_sum --backend tcp   (2 workers, compact layout)",
+      {{"n", "--size"}, {"chunk", "--chunk"}},
       [&](CLI::App& app, AppOptions& o) {
         app.add_option("-n,--size", n, "Matrix order N (default 8192; --preset paper: 16384)")
             ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
@@ -116,7 +117,8 @@ int main(int argc, char** argv) {
   s.require_worker_memory(3 * n * n * 8 / static_cast<uint64_t>(s.topology().workers()),
       "--size " + std::to_string(n));
   s.size_value = n;
-  s.settings = {{"n", static_cast<long long>(n)}, {"chunk", static_cast<long long>(c)}};
+  s.settings["n"] = n;
+  s.settings["chunk"] = c;
   s.description_line = "x: " + std::to_string(n) + " x " + std::to_string(n) + " float64 (" +
                        std::to_string(n * n * 8 >> 20) + " MiB) in " + std::to_string(nb) + " x " +
                        std::to_string(nb) + " blocks of " + std::to_string(c) + "^2, round-robin";

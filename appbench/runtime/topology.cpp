@@ -8,10 +8,22 @@ const char* to_string(Layout l) {
   return l == Layout::dask ? "dask" : "compact";
 }
 
+namespace {
+constexpr Layout kLayouts[] = {Layout::compact, Layout::dask};
+}  // namespace
+
 Layout parse_layout(const std::string& s) {
-  if (s == "dask") return Layout::dask;
-  if (s == "compact") return Layout::compact;
-  throw std::invalid_argument("unknown --layout '" + s + "' (known: compact, dask)");
+  for (Layout l : kLayouts)
+    if (s == to_string(l)) return l;
+  std::string known;
+  for (Layout l : kLayouts) known += (known.empty() ? "" : ", ") + std::string(to_string(l));
+  throw std::invalid_argument("unknown --layout '" + s + "' (known: " + known + ")");
+}
+
+std::vector<std::string> layout_names() {
+  std::vector<std::string> names;
+  for (Layout l : kLayouts) names.push_back(to_string(l));
+  return names;
 }
 
 int min_ranks(Layout l) {

@@ -34,8 +34,10 @@ struct Topology {
 };
 
 const char* to_string(Layout l);
-// Throws std::invalid_argument for anything but "dask" or "compact".
+// Throws std::invalid_argument for anything but one of layout_names().
 Layout parse_layout(const std::string& s);
+// Every layout by name, the default (compact) first: what --layout accepts.
+std::vector<std::string> layout_names();
 // The fewest ranks a layout runs with (one worker).
 int min_ranks(Layout l);
 

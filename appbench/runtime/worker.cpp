@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "comm/errors.hpp"
+#include "harness/inject_delay.hpp"
 #include "runtime/scheduler.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/when_all.hpp"
@@ -231,7 +232,9 @@ Task<void> Worker::report_encoded(std::vector<std::byte> bytes) {
   }
 }
 
-Task<void> Worker::serve_data(std::unique_ptr<Channel> ch, Hello) {
+Task<void> Worker::serve_data(std::unique_ptr<Channel> ch, Hello hello) {
+  // Only worker-to-worker writes: the client's untimed gathers are not comm time.
+  uint64_t delay_ns = hello.role == Role::peer ? opts_.inject_delay_ns : 0;
   Message in;
   try {
     for (;;) {
@@ -261,6 +264,7 @@ Task<void> Worker::serve_data(std::unique_ptr<Channel> ch, Hello) {
       std::vector<Buffer> bulk;
       for (const auto& v : values)
         for (const auto& part : v.parts) bulk.push_back(part);
+      inject_delay(delay_ns);
       co_await ch->send(head, bulk);
     }
   } catch (const CommClosedError&) {

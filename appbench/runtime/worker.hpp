@@ -25,6 +25,9 @@ struct WorkerOptions {
   // Testing aid: this worker process dies (exits at once, like a crash) when it receives
   // its `die_at_task`-th Compute message; 0 = never.
   uint64_t die_at_task = 0;
+  // Testing aid (--inject-delay): busy-wait this long before every data write to a peer
+  // worker, inside the fetch the peer times as communication.
+  uint64_t inject_delay_ns = 0;
 };
 
 class Worker {

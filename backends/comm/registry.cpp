@@ -31,11 +31,14 @@ std::unique_ptr<Backend> Registry::create(const std::string& scheme, EventLoop& 
   const BackendInfo& b = info(scheme);
   if (!options.progress.empty()) {
     bool ok = false;
-    for (const auto& p : b.progress_policies) ok = ok || p == options.progress;
+    std::vector<std::string> names;
+    for (const auto& p : b.progress_policies) {
+      ok = ok || p.name == options.progress;
+      names.push_back(p.name);
+    }
     if (!ok)
       throw std::invalid_argument("backend " + scheme + " has no progress policy '" +
-                                  options.progress + "' (known: " + join(b.progress_policies) +
-                                  ")");
+                                  options.progress + "' (known: " + join(names) + ")");
   }
   return b.make(loop, options);
 }

@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "comm/backend_catalog.hpp"
 #include "comm/comm.hpp"
 
 namespace commbench {
 
 struct BackendInfo {
   std::string scheme;
-  std::vector<std::string> progress_policies;  // first = default
+  std::vector<PolicyInfo> progress_policies;  // first = default
+  std::vector<SettingInfo> settings;          // the --backend-opt keys it reads
   std::function<std::unique_ptr<Backend>(EventLoop&, const BackendOptions&)> make;
 };
 

@@ -182,7 +182,16 @@ std::unique_ptr<Backend> make_fault_backend(EventLoop& loop, std::unique_ptr<Bac
 
 void register_fault_backend(Registry& r) {
   Registry* reg = &r;
-  r.add({"fault", {"inner"}, [reg](EventLoop& loop, const BackendOptions& o) {
+  std::vector<PolicyInfo> policies = {
+      {"inner", "the wrapped backend's own policy (chosen by inner_progress)"}};
+  std::vector<SettingInfo> settings = {
+      {"inner", {}, "tcp", "scheme of the wrapped backend"},
+      {"inner_progress", {}, "", "progress policy of the wrapped backend"},
+      {"read_delay_us", {}, "0", "delay before every read completes"},
+      {"write_delay_us", {}, "0", "delay before every write"},
+      {"drop_on_write", {}, "-1", "drop the connection on this write (-1 = never)"},
+      {"corrupt_on_write", {}, "-1", "corrupt a byte of this write (-1 = never)"}};
+  r.add({"fault", policies, settings, [reg](EventLoop& loop, const BackendOptions& o) {
            BackendOptions inner_opts = o;
            inner_opts.progress.clear();
            auto it = o.extra.find("inner_progress");

@@ -18,10 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The default when BackendOptions.extra has no pair_comms (see pair_comms.hpp and the
-// start-up costs measured by microbench/mpi_pair_setup).
-constexpr PairMethod kDefaultPairMethod = PairMethod::world;
-
 struct RankService {
   int rank = 0;
   int service = 0;  // 0: any (listener) / missing (connector)
@@ -202,7 +198,7 @@ class MpiBackend final : public Backend {
  public:
   MpiBackend(EventLoop& loop, const BackendOptions& options) : wire_(parse_wire_options(options)) {
     Progress progress = parse_progress(options.progress);
-    auto it = options.extra.find("pair_comms");
+    auto it = options.extra.find(kPairCommsKey);
     bool given = it != options.extra.end();
     PairMethod method = given ? parse_pair_method(it->second) : kDefaultPairMethod;
     engine_ = std::make_shared<Engine>(loop, progress, Context::acquire(method, given));
@@ -225,6 +221,12 @@ class MpiBackend final : public Backend {
 };
 
 }  // namespace
+
+std::vector<SettingInfo> backend_settings() {
+  std::vector<SettingInfo> s = wire_settings();
+  s.push_back(pair_comms_setting());
+  return s;
+}
 
 std::unique_ptr<Backend> make_mpi_backend(EventLoop& loop, const BackendOptions& options) {
   return std::make_unique<MpiBackend>(loop, options);

@@ -8,11 +8,16 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
+#include "comm/backend_catalog.hpp"
 #include "comm/comm.hpp"
+#include "mpi/mpi_progress.hpp"  // progress_policies()
 
 namespace commbench::mpi {
 
 std::unique_ptr<Backend> make_mpi_backend(EventLoop& loop, const BackendOptions& options);
+// Every extra key the backend reads (wire, eager, chunk, pair_comms).
+std::vector<SettingInfo> backend_settings();
 
 }  // namespace commbench::mpi

@@ -9,26 +9,6 @@
 
 namespace commbench::mpi {
 
-Progress parse_progress(const std::string& s) {
-  if (s == "cooperative") return Progress::cooperative;
-  if (s == "batched" || s.empty()) return Progress::batched;
-  if (s == "blocking") return Progress::blocking;
-  throw std::invalid_argument("mpi progress must be batched, cooperative or blocking (got '" + s +
-                              "')");
-}
-
-const char* to_string(Progress p) noexcept {
-  switch (p) {
-    case Progress::cooperative:
-      return "cooperative";
-    case Progress::batched:
-      return "batched";
-    case Progress::blocking:
-      return "blocking";
-  }
-  return "?";
-}
-
 void throw_mpi_error(int code, const char* what) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;

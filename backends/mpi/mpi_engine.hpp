@@ -24,15 +24,11 @@
 #include <vector>
 
 #include "mpi/mpi_op.hpp"
+#include "mpi/mpi_progress.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/poller.hpp"
 
 namespace commbench::mpi {
-
-enum class Progress { cooperative, batched, blocking };
-
-Progress parse_progress(const std::string& s);  // throws std::invalid_argument
-const char* to_string(Progress p) noexcept;
 
 class Context;
 

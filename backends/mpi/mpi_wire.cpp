@@ -27,6 +27,25 @@ size_t parse_bytes(const std::string& s) {
   return static_cast<size_t>(v * mult);
 }
 
+namespace {
+// The --backend-opt keys of the wire, read by the parser and listed by wire_settings().
+constexpr const char* kWireKey = "wire";
+constexpr const char* kEagerKey = "eager";
+constexpr const char* kChunkKey = "chunk";
+constexpr WireShape kShapes[] = {WireShape::packed, WireShape::per_frame};
+constexpr size_t kMaxEager = 1u << 20;
+
+// The inverse of parse_bytes for the defaults it lists: 1073741824 -> "1G".
+std::string with_unit(size_t bytes) {
+  const char* units[] = {"G", "M", "K"};
+  for (int i = 0; i < 3; ++i) {
+    size_t unit = size_t{1} << (30 - 10 * i);
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + units[i];
+  }
+  return std::to_string(bytes);
+}
+}  // namespace
+
 WireOptions parse_wire_options(const BackendOptions& o) {
   WireOptions w;
   w.limits = o.limits;
@@ -34,16 +53,20 @@ WireOptions parse_wire_options(const BackendOptions& o) {
     auto it = o.extra.find(key);
     return it == o.extra.end() ? nullptr : &it->second;
   };
-  if (const auto* v = get("wire")) {
-    if (*v == "packed") w.shape = WireShape::packed;
-    else if (*v == "per-frame") w.shape = WireShape::per_frame;
-    else throw std::invalid_argument("mpi wire must be packed or per-frame (got '" + *v + "')");
+  if (const auto* v = get(kWireKey)) {
+    std::string known;
+    for (WireShape shape : kShapes) {
+      if (*v == to_string(shape)) w.shape = shape;
+      known += (known.empty() ? "" : ", ") + std::string(to_string(shape));
+    }
+    if (*v != to_string(w.shape))
+      throw std::invalid_argument("mpi wire must be one of " + known + " (got '" + *v + "')");
   }
-  if (const auto* v = get("eager")) {
+  if (const auto* v = get(kEagerKey)) {
     w.eager = parse_bytes(*v);
-    if (w.eager > (1u << 20)) throw std::invalid_argument("mpi eager must be <= 1M");
+    if (w.eager > kMaxEager) throw std::invalid_argument("mpi eager must be <= 1M");
   }
-  if (const auto* v = get("chunk")) {
+  if (const auto* v = get(kChunkKey)) {
     w.chunk = parse_bytes(*v);
     if (w.chunk == 0 && !kLargeCount)
       throw std::invalid_argument("mpi chunk=0 (never split) needs MPI-4 large counts; this MPI "
@@ -52,6 +75,26 @@ WireOptions parse_wire_options(const BackendOptions& o) {
       throw std::invalid_argument("mpi chunk must be < 2G without MPI-4 large counts");
   }
   return w;
+}
+
+std::vector<SettingInfo> wire_settings() {
+  const WireOptions defaults;
+  std::vector<std::string> shapes;
+  for (WireShape shape : kShapes) shapes.push_back(to_string(shape));
+  return {
+      {kWireKey, shapes, to_string(defaults.shape),
+       "packed: header and small frames in one MPI message; per-frame: MPI4Dask's "
+       "header, descriptors, then each frame (>= 3 messages per write)"},
+      {kEagerKey,
+       {},
+       with_unit(defaults.eager),
+       "bytes of frames inlined behind the header of a packed message (at most 1M)"},
+      {kChunkKey,
+       {},
+       with_unit(defaults.chunk),
+       std::string("largest single MPI message of a frame; larger frames are split") +
+           (kLargeCount ? " (0 = never split: MPI-4 large counts)" : "")},
+  };
 }
 
 int isend_bytes(const void* p, size_t bytes, int dest, int tag, MPI_Comm c, MPI_Request* r) {

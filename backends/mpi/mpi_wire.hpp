@@ -23,7 +23,9 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
+#include "comm/backend_catalog.hpp"
 #include "comm/comm.hpp"
 
 namespace commbench::mpi {
@@ -59,6 +61,8 @@ struct WireOptions {
 // Reads wire, eager, chunk from BackendOptions.extra (other keys are left alone: they
 // may belong to other backends). Throws std::invalid_argument with a one-line message.
 WireOptions parse_wire_options(const BackendOptions& o);
+// The keys parse_wire_options reads, with their values and defaults (--list-backends).
+std::vector<SettingInfo> wire_settings();
 const char* to_string(WireShape w) noexcept;
 // "4K", "1M", "2560M", "1G", plain bytes.
 size_t parse_bytes(const std::string& s);

@@ -4,12 +4,26 @@
 
 namespace commbench::mpi {
 
+namespace {
+constexpr PairMethod kMethods[] = {PairMethod::world, PairMethod::create, PairMethod::create_group};
+}  // namespace
+
 PairMethod parse_pair_method(const std::string& s) {
-  if (s == "world") return PairMethod::world;
-  if (s == "create") return PairMethod::create;
-  if (s == "create_group") return PairMethod::create_group;
-  throw std::invalid_argument("pair_comms must be world, create or create_group (got '" + s +
-                              "')");
+  std::string known;
+  for (PairMethod m : kMethods) {
+    if (s == to_string(m)) return m;
+    known += (known.empty() ? "" : ", ") + std::string(to_string(m));
+  }
+  throw std::invalid_argument("pair_comms must be one of " + known + " (got '" + s + "')");
+}
+
+SettingInfo pair_comms_setting() {
+  std::vector<std::string> names;
+  for (PairMethod m : kMethods) names.push_back(to_string(m));
+  return {kPairCommsKey, names, to_string(kDefaultPairMethod),
+          "start-up communicators: world (one duplicate, connections isolated by tag), "
+          "create (MPI4Dask: Comm_create per pair), create_group (per pair, pairwise "
+          "collective); fixed per process"};
 }
 
 const char* to_string(PairMethod m) noexcept {

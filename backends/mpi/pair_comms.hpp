@@ -14,13 +14,22 @@
 #include <string>
 #include <vector>
 
+#include "comm/backend_catalog.hpp"
+
 namespace commbench::mpi {
 
 enum class PairMethod { world, create, create_group };
 
+// The --backend-opt key that chooses it, and the method when it is not given (the
+// start-up costs measured by microbench/mpi_pair_setup).
+inline constexpr const char* kPairCommsKey = "pair_comms";
+inline constexpr PairMethod kDefaultPairMethod = PairMethod::world;
+
 // Throws std::invalid_argument naming the accepted values.
 PairMethod parse_pair_method(const std::string& s);
 const char* to_string(PairMethod m) noexcept;
+// The pair_comms key as --list-backends shows it.
+SettingInfo pair_comms_setting();
 
 struct PairComms {
   PairMethod method = PairMethod::world;

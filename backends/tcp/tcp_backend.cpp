@@ -21,6 +21,13 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kHandshakeTimeout = 10s;
 
+// One policy: what progress() reports and what the registry lists.
+enum class Progress { epoll };
+constexpr PolicyEntry<Progress> kProgressPolicies[] = {
+    {Progress::epoll, "epoll",
+     "non-blocking sockets whose readiness comes from the event loop's epoll"},
+};
+
 HostPort parse_tcp(const std::string& address) {
   Address a = parse_address(address);
   if (a.scheme != "tcp") throw AddressError("not a tcp address: '" + address + "'");
@@ -212,7 +219,7 @@ class TcpBackend final : public Backend {
  public:
   TcpBackend(EventLoop& loop, const BackendOptions& options) : loop_(loop), options_(options) {}
   std::string scheme() const override { return "tcp"; }
-  std::string progress() const override { return "epoll"; }
+  std::string progress() const override { return kProgressPolicies[0].name; }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
     return std::make_unique<TcpListener>(loop_, address, options_.limits);
   }
@@ -232,6 +239,10 @@ class TcpBackend final : public Backend {
 
 std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions& options) {
   return std::make_unique<TcpBackend>(loop, options);
+}
+
+std::vector<PolicyInfo> progress_policies() {
+  return describe_policies(kProgressPolicies);
 }
 
 }  // namespace commbench::tcp

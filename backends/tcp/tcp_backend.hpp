@@ -2,11 +2,15 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
+#include "comm/backend_catalog.hpp"
 #include "comm/comm.hpp"
 
 namespace commbench::tcp {
 
 std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions& options);
+// Its one policy: the socket's readiness from the loop's epoll.
+std::vector<PolicyInfo> progress_policies();
 
 }  // namespace commbench::tcp

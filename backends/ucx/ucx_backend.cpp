@@ -260,8 +260,7 @@ class UcxBackend final : public Backend {
  public:
   UcxBackend(EventLoop& loop, const BackendOptions& options)
       : options_(options),
-        worker_(std::make_shared<Worker>(
-            loop, parse_progress(options.progress.empty() ? kDefaultProgress : options.progress))),
+        worker_(std::make_shared<Worker>(loop, parse_progress(options.progress))),
         control_(std::make_shared<Worker>(loop, Progress::control)) {}
   std::string scheme() const override { return "ucx"; }
   std::string progress() const override { return to_string(worker_->policy()); }
@@ -279,9 +278,6 @@ class UcxBackend final : public Backend {
   bool accepts_device_memory() const override {
     return gpu::ucx_reports_cuda_support(worker_->context());
   }
-
-  // The measured-best policy (keep first in the registry line).
-  static constexpr const char* kDefaultProgress = "cooperative";
 
  private:
   BackendOptions options_;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "comm/comm.hpp"
+#include "ucx/ucx_progress.hpp"  // progress_policies()
 
 namespace commbench::ucx {
 

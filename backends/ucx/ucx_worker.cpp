@@ -7,24 +7,6 @@
 
 namespace commbench::ucx {
 
-Progress parse_progress(const std::string& name) {
-  if (name == "polling") return Progress::polling;
-  if (name == "event") return Progress::event;
-  if (name == "cooperative") return Progress::cooperative;
-  throw std::invalid_argument("ucx has no progress policy '" + name +
-                              "' (known: polling, event, cooperative)");
-}
-
-const char* to_string(Progress p) noexcept {
-  switch (p) {
-    case Progress::polling: return "polling";
-    case Progress::event: return "event";
-    case Progress::cooperative: return "cooperative";
-    case Progress::control: return "control";
-  }
-  return "?";
-}
-
 std::string status_message(const std::string& what, ucs_status_t status) {
   return what + ": " + ucs_status_string(status);
 }

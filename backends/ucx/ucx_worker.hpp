@@ -29,16 +29,9 @@
 #include "runtime/event_loop.hpp"
 #include "runtime/poller.hpp"
 #include "runtime/task.hpp"
+#include "ucx/ucx_progress.hpp"
 
 namespace commbench::ucx {
-
-// `control` is not a user choice: it is the per-loop worker of listeners and
-// connection-manager endpoints (see EndpointState), progressed on its event fd and,
-// while connections are open, once every kControlPollEvery turns.
-enum class Progress { polling, event, cooperative, control };
-// Throws std::invalid_argument naming the accepted policies.
-Progress parse_progress(const std::string& name);
-const char* to_string(Progress p) noexcept;
 
 // "what: UCX status text".
 std::string status_message(const std::string& what, ucs_status_t status);

@@ -11,6 +11,7 @@
 #include "drivers/window_buffers.hpp"
 #include "gpu/gpu_path.hpp"
 #include "gpu/staged_comm.hpp"
+#include "harness/inject_delay.hpp"
 #include "harness/pattern.hpp"
 #include "runtime/timeout.hpp"
 #include "runtime/when_all.hpp"
@@ -155,12 +156,7 @@ class CommDriver final : public Driver {
     return result;
   }
 
-  void inject_delay() const {
-    if (env_.opts.delay_ns == 0) return;
-    uint64_t until = Clock::now_ns() + env_.opts.delay_ns;
-    while (Clock::now_ns() < until) {
-    }
-  }
+  void inject_delay() const { commbench::inject_delay(env_.opts.delay_ns); }
 
   // Device memory: a pass-through library may deliver into any kind, so the frame's own
   // kind decides. Device buffers are filled and checked through a host copy (a blocking

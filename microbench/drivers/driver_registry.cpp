@@ -4,6 +4,7 @@
 #include "comm/registry.hpp"
 #include "drivers/comm_driver.hpp"
 #include "drivers/driver.hpp"
+#include "drivers/raw_baselines.hpp"
 
 namespace commbench {
 
@@ -13,27 +14,28 @@ std::unique_ptr<Driver> make_raw_mpi_driver(DriverEnv& env);
 
 namespace {
 struct RawDriver {
-  const char* name;
+  const RawBaseline& baseline;
   std::unique_ptr<Driver> (*make)(DriverEnv&);
 };
 const RawDriver kRawDrivers[] = {
-    {"raw-tcp", &make_raw_tcp_driver},
-    {"raw-ucx", &make_raw_ucx_driver},
-    {"raw-mpi", &make_raw_mpi_driver},
+    {kRawTcp, &make_raw_tcp_driver},
+    {kRawUcx, &make_raw_ucx_driver},
+    {kRawMpi, &make_raw_mpi_driver},
 };
 }  // namespace
 
 std::unique_ptr<Driver> make_driver(const BackendSpec& spec, DriverEnv& env) {
   for (const auto& r : kRawDrivers)
-    if (spec.name == r.name) {
-      if (!spec.progress.empty() && spec.progress != "blocking")
+    if (spec.name == r.baseline.name) {
+      // The one policy it has, by the name its CSV rows report, is accepted as well.
+      if (!spec.progress.empty() && spec.progress != r.baseline.policy)
         throw std::invalid_argument(spec.name + " has no progress policy '" + spec.progress +
-                                    "' (it is the blocking baseline)");
+                                    "' (its only one is " + r.baseline.policy + ")");
       return r.make(env);
     }
   std::string known;
   for (const auto& s : registry().schemes()) known += s + ", ";
-  for (const auto& r : kRawDrivers) known += std::string(r.name) + ", ";
+  for (const auto& r : kRawDrivers) known += std::string(r.baseline.name) + ", ";
   known.resize(known.size() - 2);
   try {
     registry().info(spec.name);

@@ -14,6 +14,7 @@
 
 #include "comm/errors.hpp"
 #include "drivers/driver.hpp"
+#include "drivers/raw_baselines.hpp"
 #include "drivers/window_buffers.hpp"
 #include "harness/pattern.hpp"
 
@@ -48,8 +49,8 @@ class RawMpiDriver final : public Driver {
     MPI_Finalized(&finalized);
     if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
   }
-  std::string backend() const override { return "raw-mpi"; }
-  std::string progress() const override { return "blocking"; }
+  std::string backend() const override { return kRawMpi.name; }
+  std::string progress() const override { return kRawMpi.policy; }
 
   void connect() override {
     // Collective over every rank; ranks >= 2 take part in it and then idle.

@@ -14,6 +14,7 @@
 #include "comm/address.hpp"
 #include "comm/errors.hpp"
 #include "drivers/driver.hpp"
+#include "drivers/raw_baselines.hpp"
 #include "drivers/window_buffers.hpp"
 #include "harness/pattern.hpp"
 #include "tcp/socket_util.hpp"
@@ -55,8 +56,8 @@ void recv_all(int fd, void* p, size_t n) {
 class RawTcpDriver final : public Driver {
  public:
   explicit RawTcpDriver(DriverEnv& env) : env_(env) {}
-  std::string backend() const override { return "raw-tcp"; }
-  std::string progress() const override { return "blocking"; }
+  std::string backend() const override { return kRawTcp.name; }
+  std::string progress() const override { return kRawTcp.policy; }
 
   void connect() override {
     int rank = env_.boot.rank();

@@ -14,6 +14,7 @@
 
 #include "comm/errors.hpp"
 #include "drivers/driver.hpp"
+#include "drivers/raw_baselines.hpp"
 #include "drivers/window_buffers.hpp"
 #include "harness/pattern.hpp"
 
@@ -66,8 +67,8 @@ class RawUcxDriver final : public Driver {
  public:
   explicit RawUcxDriver(DriverEnv& env) : env_(env) {}
   ~RawUcxDriver() override { close(); }
-  std::string backend() const override { return "raw-ucx"; }
-  std::string progress() const override { return "polling"; }
+  std::string backend() const override { return kRawUcx.name; }
+  std::string progress() const override { return kRawUcx.policy; }
 
   void connect() override {
     int rank = env_.boot.rank();

@@ -3,7 +3,9 @@
 #include <stdexcept>
 
 #include "comm/buffer.hpp"
+#include "harness/backend_listing.hpp"
 #include "harness/host_memory.hpp"
+#include "harness/inject_delay.hpp"
 #include "harness/sizes.hpp"
 
 namespace commbench {
@@ -28,10 +30,11 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "without the coroutine layer)")
       ->capture_default_str();
   app.add_option("--progress", o.progress,
-                 "Default progress policy for coroutine backends (tcp: epoll; mpi: "
-                 "cooperative|batched|blocking; ucx: polling|event|cooperative)");
+                 "Default progress policy for coroutine backends (" + progress_summary() +
+                     "; first = default)");
   app.add_option("--backend-opt", o.backend_opts,
-                 "KEY=VALUE passed to coroutine backends (e.g. wire=per-frame, chunk=64K)");
+                 "KEY=VALUE passed to coroutine backends (e.g. wire=per-frame, chunk=64K; "
+                 "--list-backends lists every key)");
   app.add_option("-b,--min-size", o.min_size, "Smallest message size (e.g. 1, 8K)")
       ->capture_default_str();
   app.add_option("-e,--max-size", o.max_size, "Largest message size (e.g. 4M, 1G)")
@@ -111,6 +114,11 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "write, to prove the regression gate catches a slower backend");
 }
 
+ProgramShape bench_program_shape(const std::string& program) {
+  return {
+      program, true, {{"min", "--min-size"}, {"max", "--max-size"}, {"factor", "--factor"}}, {}};
+}
+
 namespace {
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -185,18 +193,7 @@ void resolve_bench_options(BenchOptions& o) {
   if (o.gpu_chunk_bytes == 0) throw std::invalid_argument("--gpu-chunk must be > 0");
   if (!o.max_frame.empty()) o.backend_options.limits.max_frame_bytes = parse_size(o.max_frame);
   check_fits(o);
-  if (!o.delay.empty()) {
-    size_t pos = 0;
-    double us = -1;
-    try {
-      us = std::stod(o.delay, &pos);
-    } catch (const std::exception&) {
-      pos = 0;  // std::stod's own message is just "stod"
-    }
-    if (pos != o.delay.size() || us < 0)
-      throw std::invalid_argument("bad --inject-delay '" + o.delay + "' (microseconds, e.g. 5)");
-    o.delay_ns = static_cast<size_t>(us * 1000);
-  }
+  o.delay_ns = parse_inject_delay(o.delay);
   o.backend_options.extra.clear();
   for (const auto& kv : o.backend_opts) {
     auto eq = kv.find('=');

@@ -2,12 +2,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "comm/comm.hpp"
+#include "harness/program_info.hpp"
 
 namespace commbench {
 
@@ -63,6 +63,8 @@ struct BenchOptions {
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind);
+// For --list-options: which options set the sizes (min, max, factor).
+ProgramShape bench_program_shape(const std::string& program);
 // Checks and resolves; throws std::invalid_argument with a one-line message.
 void resolve_bench_options(BenchOptions& o);
 

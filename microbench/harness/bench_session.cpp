@@ -18,10 +18,14 @@ namespace commbench {
 BenchSession::BenchSession(int argc, char** argv, const std::string& program, BenchKind kind,
                            const std::string& description) {
   argv_.assign(argv, argv + argc);
+  load_at_start_ = load_average();
   CLI::App app{description, program};
   add_bench_options(app, opts_, kind);
+  InfoFlags info;
+  info.add_to(app);
   try {
     app.parse(argc, argv);
+    info.answer_if_asked(app, bench_program_shape(program));  // before MPI: exits if asked
     resolve_bench_options(opts_);
   } catch (const CLI::CallForHelp& e) {
     std::exit(launcher_rank_is_zero() ? app.exit(e) : 0);
@@ -175,26 +179,31 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
 
 int BenchSession::finish() {
   boot_->barrier();
-  JsonObject settings;
-  std::vector<std::string> sizes, backends;
-  for (size_t s : opts_.sizes) sizes.push_back(std::to_string(s));
+  Json settings;
+  std::vector<std::string> backends;
   for (const auto& d : drivers_) backends.push_back(d->backend() + ":" + d->progress());
-  settings.add("backends", backends)
-      .add("sizes_bytes", sizes)
-      .add("iters", static_cast<long long>(opts_.iters))
-      .add("iters_large", static_cast<long long>(opts_.iters_large))
-      .add("warmup", static_cast<long long>(opts_.warmup))
-      .add("large_size_bytes", static_cast<long long>(opts_.large_bytes))
-      .add("reps", static_cast<long long>(opts_.reps))
-      .add("window", static_cast<long long>(opts_.window))
-      .add("validate", static_cast<long long>(opts_.validate))
-      .add("recv_buffers", opts_.recv_buffers)
-      .add("gpu_path_requested", opts_.gpu_path)
-      .add("gpu_chunk_bytes", static_cast<long long>(opts_.gpu_chunk_bytes))
-      .add("listen_host", env_->host)
-      .add("spin_budget_ns", static_cast<long long>(loop_.options().spin_budget.count()))
-      .add("spin_yield_after_ns", static_cast<long long>(loop_.options().spin_yield_after.count()));
-  JsonObject meta = collect_metadata(*boot_, argv_, run_id_, settings);
+  settings["backends"] = backends;
+  settings["sizes_bytes"] = opts_.sizes;
+  settings["iters"] = opts_.iters;
+  settings["iters_large"] = opts_.iters_large;
+  settings["warmup"] = opts_.warmup;
+  settings["warmup_large"] = opts_.warmup_large;
+  settings["large_size_bytes"] = opts_.large_bytes;
+  settings["reps"] = opts_.reps;
+  settings["window"] = opts_.window;
+  settings["bidirectional"] = opts_.bidirectional;
+  settings["validate"] = opts_.validate;
+  settings["recv_buffers"] = opts_.recv_buffers;
+  settings["backend_opts"] = opts_.backend_options.extra;
+  settings["memory_send"] = opts_.send_memory;
+  settings["memory_recv"] = opts_.recv_memory;
+  settings["gpu_path_requested"] = opts_.gpu_path;
+  settings["gpu_chunk_bytes"] = opts_.gpu_chunk_bytes;
+  settings["listen_host"] = env_->host;
+  settings["spin_budget_ns"] = loop_.options().spin_budget.count();
+  settings["spin_yield_after_ns"] = loop_.options().spin_yield_after.count();
+  settings["inject_delay_ns"] = opts_.delay_ns;
+  Json meta = collect_metadata(*boot_, argv_, run_id_, settings, load_at_start_);
   for (auto& d : drivers_) {
     try {
       d->close();
@@ -204,7 +213,7 @@ int BenchSession::finish() {
   }
   boot_->barrier();
   if (boot_->rank() == 0) {
-    if (csv_) csv_->commit(meta.str());
+    if (csv_) csv_->commit(sidecar_text(meta));
     if (opts_.validate)
       std::printf("# validation: %s (%zu wrong bytes)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",
                   total_wrong_);

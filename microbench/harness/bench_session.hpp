@@ -12,6 +12,7 @@
 #include "harness/bench_options.hpp"
 #include "harness/bootstrap.hpp"
 #include "harness/csv_writer.hpp"
+#include "harness/machine_state.hpp"
 #include "runtime/event_loop.hpp"
 
 namespace commbench {
@@ -65,6 +66,7 @@ class BenchSession {
   std::unique_ptr<DriverEnv> env_;
   std::unique_ptr<CsvWriter> csv_;  // rank 0 with --csv only
   std::string run_id_;
+  LoadAverage load_at_start_;
   std::vector<std::string> argv_;
   size_t total_wrong_ = 0;
   std::vector<size_t> widths_;

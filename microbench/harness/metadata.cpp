@@ -8,6 +8,7 @@
 
 #include "commbench_git_commit.hpp"  // generated at build time
 #include "gpu/gpu_path.hpp"
+#include "harness/secret_env.hpp"
 
 extern char** environ;
 
@@ -34,8 +35,8 @@ std::string utc_now(const char* fmt) {
   return buf;
 }
 
-JsonObject environment() {
-  JsonObject env;
+Json environment() {
+  Json env = Json::object();
   static const char* prefixes[] = {"UCX_",   "OMPI_", "PMIX_MCA",   "MPIR_",
                                    "MPICH_", "FI_",   "COMMBENCH_", "CUDA_VISIBLE_DEVICES"};
   for (char** e = environ; *e; ++e) {
@@ -43,7 +44,8 @@ JsonObject environment() {
     for (const char* p : prefixes)
       if (kv.rfind(p, 0) == 0) {
         auto eq = kv.find('=');
-        env.add(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
+        std::string name = kv.substr(0, eq);
+        if (!is_secret_variable(name)) env[name] = eq == std::string::npos ? "" : kv.substr(eq + 1);
         break;
       }
   }
@@ -51,42 +53,48 @@ JsonObject environment() {
 }
 }  // namespace
 
+std::string sidecar_text(const Json& meta) {
+  return meta.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string make_run_id(const Bootstrap& boot) {
   return boot.broadcast(utc_now("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid()));
 }
 
-JsonObject collect_metadata(const Bootstrap& boot, const std::vector<std::string>& argv,
-                            const std::string& run_id, const JsonObject& settings) {
+Json collect_metadata(const Bootstrap& boot, const std::vector<std::string>& argv,
+                      const std::string& run_id, const Json& settings,
+                      const LoadAverage& load_at_start) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   std::vector<std::string> hosts = boot.allgather(host);
   std::string cmd;
   for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-  JsonObject versions;
-  versions.add("compiler", std::string("g++ ") + __VERSION__)
-      .add("mpi", Bootstrap::mpi_library_version())
-      .add("ucx", ucp_get_version_string())
+  Json versions;
+  versions["compiler"] = std::string("g++ ") + __VERSION__;
+  versions["mpi"] = Bootstrap::mpi_library_version();
+  versions["ucx"] = ucp_get_version_string();
 #ifdef COMMBENCH_HAVE_CUDA
-      .add("cuda", std::to_string(COMMBENCH_CUDA_VERSION))
+  versions["cuda"] = std::to_string(COMMBENCH_CUDA_VERSION);
 #else
-      .add("cuda", "not built")
+  versions["cuda"] = "not built";
 #endif
-      .add("gpu", gpu::describe_gpu())
-      .add("commbench", COMMBENCH_VERSION);
-  JsonObject meta;
-  meta.add("run_id", run_id)
-      .add("date_utc", utc_now("%Y-%m-%dT%H:%M:%SZ"))
-      .add("program", boot.program())
-      .add("command_line", cmd)
-      .add("git_commit", COMMBENCH_GIT_COMMIT)
-      .add("mpi_flavor", Bootstrap::mpi_flavor())
-      .add("ranks", static_cast<long long>(boot.size()))
-      .add("hosts", hosts)
-      .add("cpu_model", cpu_model())
-      .add("cpus_online", static_cast<long long>(sysconf(_SC_NPROCESSORS_ONLN)))
-      .add("versions", versions)
-      .add("environment", environment())
-      .add("settings", settings);
+  versions["gpu"] = gpu::describe_gpu();
+  versions["commbench"] = COMMBENCH_VERSION;
+  Json meta;
+  meta["run_id"] = run_id;
+  meta["date_utc"] = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  meta["program"] = boot.program();
+  meta["command_line"] = cmd;
+  meta["git_commit"] = COMMBENCH_GIT_COMMIT;
+  meta["mpi_flavor"] = Bootstrap::mpi_flavor();
+  meta["ranks"] = boot.size();
+  meta["hosts"] = hosts;
+  meta["cpu_model"] = cpu_model();
+  meta["cpus_online"] = sysconf(_SC_NPROCESSORS_ONLN);
+  meta["machine"] = machine_state(load_at_start, hosts);
+  meta["versions"] = versions;
+  meta["environment"] = environment();
+  meta["settings"] = settings;
   return meta;
 }
 

@@ -34,8 +34,8 @@ std::vector<Param> all_backends() {
   std::vector<Param> out;
   for (const auto& scheme : registry().schemes())
     for (const auto& p : registry().info(scheme).progress_policies) {
-      if (p == "blocking") continue;  // MPI_Wait baseline: a loop with both ends deadlocks
-      out.push_back({scheme, p});
+      if (p.name == "blocking") continue;  // MPI_Wait baseline: a loop with both ends deadlocks
+      out.push_back({scheme, p.name});
     }
   return out;
 }

@@ -1,0 +1,66 @@
+// What a backend offers a user, described once: its progress policies and the keys of
+// --backend-opt it reads. Each backend keeps one table that its own parser reads and the
+// registry hands to --list-backends, so the listing cannot drift from what is accepted.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace commbench {
+
+// A progress policy as --list-backends shows it.
+struct PolicyInfo {
+  std::string name;
+  std::string description;
+};
+
+// One KEY of `--backend-opt KEY=VALUE` (BackendOptions::extra) that a backend reads.
+struct SettingInfo {
+  std::string key;
+  std::vector<std::string> values;  // the accepted values; empty = free-form (a size)
+  std::string default_value;
+  std::string description;
+};
+
+// One row of a backend's policy table: the enum value its code switches on, the name
+// users type and what it does. The first row of a table is the default.
+template <typename E>
+struct PolicyEntry {
+  E value;
+  const char* name;
+  const char* description;
+};
+
+// The value named `name` ("" = the table's default); throws std::invalid_argument
+// naming the known policies.
+template <typename E, size_t N>
+E parse_policy(const PolicyEntry<E> (&table)[N], const std::string& name,
+               const std::string& backend) {
+  if (name.empty()) return table[0].value;
+  std::string known;
+  for (const auto& row : table) {
+    if (name == row.name) return row.value;
+    known += (known.empty() ? "" : ", ") + std::string(row.name);
+  }
+  throw std::invalid_argument(backend + " has no progress policy '" + name + "' (known: " + known +
+                              ")");
+}
+
+// The name of `value`, or nullptr when the table has no such row.
+template <typename E, size_t N>
+const char* policy_name(const PolicyEntry<E> (&table)[N], E value) noexcept {
+  for (const auto& row : table)
+    if (row.value == value) return row.name;
+  return nullptr;
+}
+
+template <typename E, size_t N>
+std::vector<PolicyInfo> describe_policies(const PolicyEntry<E> (&table)[N]) {
+  std::vector<PolicyInfo> out;
+  for (const auto& row : table) out.push_back({row.name, row.description});
+  return out;
+}
+
+}  // namespace commbench

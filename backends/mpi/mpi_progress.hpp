@@ -1,0 +1,32 @@
+// The MPI backend's progress policies (how a waiting coroutine gets its request
+// completed; mpi_engine.hpp has the details). One table, read by parse_progress,
+// to_string and the registry, so --list-backends shows exactly what is accepted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "comm/backend_catalog.hpp"
+
+namespace commbench::mpi {
+
+enum class Progress { cooperative, batched, blocking };
+
+// First = the default.
+inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
+    {Progress::batched, "batched",
+     "one MPI_Testsome over every pending request per loop turn resumes exactly the "
+     "coroutines whose requests finished"},
+    {Progress::cooperative, "cooperative",
+     "the waiting coroutine re-tests its own request every turn (MPI4Dask's "
+     "`while not req.Test(): await sleep(0)`)"},
+    {Progress::blocking, "blocking",
+     "MPI_Wait stops the whole loop until the request completes; a baseline that "
+     "deadlocks in some patterns"},
+};
+
+Progress parse_progress(const std::string& s);  // "" = the default; throws std::invalid_argument
+const char* to_string(Progress p) noexcept;
+std::vector<PolicyInfo> progress_policies();
+
+}  // namespace commbench::mpi

@@ -1,0 +1,20 @@
+// --inject-delay, the testing aid of every benchmark (microbench and appbench): a fixed
+// busy wait inside every measured write, so a test can prove that the regression gate
+// catches a slower communication path. One parser and one wait, so the flag means the
+// same thing everywhere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace commbench {
+
+// "5", "0.5" (microseconds, >= 0) -> nanoseconds; "" = 0. Throws std::invalid_argument
+// with a one-line message naming the flag.
+uint64_t parse_inject_delay(const std::string& us);
+
+// Spins for `ns` without yielding: the time is spent on the writer's core, as a slower
+// communication layer would spend it (a sleep would hand the core to someone else).
+void inject_delay(uint64_t ns) noexcept;
+
+}  // namespace commbench

@@ -1,0 +1,28 @@
+#include "harness/option_listing.hpp"
+
+#include <string>
+#include <vector>
+
+namespace commbench {
+
+nlohmann::ordered_json option_table(const CLI::App& app) {
+  using Json = nlohmann::ordered_json;
+  Json out = Json::array();
+  for (const CLI::Option* opt : app.get_options()) {
+    std::vector<std::string> spellings;
+    for (const auto& l : opt->get_lnames()) spellings.push_back("--" + l);
+    for (const auto& s : opt->get_snames()) spellings.push_back("-" + s);
+    if (spellings.empty()) continue;  // a positional argument: none of ours has one
+    Json o;
+    o["name"] = spellings.front();
+    o["aliases"] = std::vector<std::string>(spellings.begin() + 1, spellings.end());
+    std::string def = opt->get_default_str();
+    o["default"] = def.empty() ? Json() : Json(def);
+    o["takes_value"] = opt->get_expected_max() != 0;
+    o["description"] = opt->get_description();
+    out.push_back(o);
+  }
+  return out;
+}
+
+}  // namespace commbench

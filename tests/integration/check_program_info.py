@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""Checks what our binaries say about themselves and about their runs, the way the
+results pipeline reads it (scripts parse these answers; a drift must fail here first).
+
+  check_program_info.py version BINARY
+  check_program_info.py backends BINARY [--raw]
+  check_program_info.py options BINARY
+  check_program_info.py raw-policies BINARY -- LAUNCHER...
+  check_program_info.py sidecar BINARY OUTDIR -- LAUNCHER...
+  check_program_info.py probe BINARY
+
+Each prints what it checked and exits non-zero with one line naming the first problem."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+COROUTINE = {"tcp", "ucx", "mpi"}
+RAW = {"raw-tcp", "raw-ucx", "raw-mpi"}
+# The names metadata.cpp must never record: the pipeline's rule (cbresults/machine.py),
+# which harness/secret_env.cpp implements in C++.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts", "lib"))
+from cbresults.machine import is_secret  # noqa: E402
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, timeout=60):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def answer(binary, flag):
+    """The JSON a plain (launcher-less) invocation prints; stdout must hold only it."""
+    rc, out, err = run([binary, flag])
+    if rc != 0:
+        fail("%s %s exited %d: %s" % (binary, flag, rc, err.strip()))
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        fail("%s %s: stdout is not JSON (%s): %r" % (binary, flag, e, out[:200]))
+
+
+def check_version(binary):
+    rc, out, err = run([binary, "--version"])
+    name = os.path.basename(binary)
+    if rc != 0:
+        fail("--version exited %d: %s" % (rc, err.strip()))
+    if not re.fullmatch(r"%s commbench \S+ \(git \S+, (openmpi|mpich)\)\n" % re.escape(name), out):
+        fail("--version printed %r" % out)
+    print("ok:", out.strip())
+
+
+def check_backends(binary, raw):
+    j = answer(binary, "--list-backends")
+    for key in ("program", "version", "git_commit", "mpi_flavor", "backends"):
+        if key not in j:
+            fail("--list-backends has no '%s'" % key)
+    if j["program"] != os.path.basename(binary):
+        fail("program is %r" % j["program"])
+    by_name = {b["name"]: b for b in j["backends"]}
+    want = COROUTINE | (RAW if raw else set())
+    if set(by_name) != want:
+        fail("backends %s, expected %s" % (sorted(by_name), sorted(want)))
+    for b in j["backends"]:
+        names = [p["name"] for p in b["policies"]]
+        if not names or b["default_policy"] not in names:
+            fail("%s: default_policy %r not in its policies %s" % (b["name"], b["default_policy"],
+                                                                  names))
+        if any(not p.get("description") for p in b["policies"]):
+            fail("%s: a policy without a description" % b["name"])
+        kind = "raw" if b["name"] in RAW else "coroutine"
+        if b["kind"] != kind:
+            fail("%s: kind %r, expected %r" % (b["name"], b["kind"], kind))
+        expected_raw = "raw-" + b["name"] if raw and kind == "coroutine" else None
+        if b["raw_baseline"] != expected_raw:
+            fail("%s: raw_baseline %r, expected %r" % (b["name"], b["raw_baseline"], expected_raw))
+        for o in b["options"]:
+            if set(o) != {"key", "values", "default", "description"}:
+                fail("%s: option keys %s" % (b["name"], sorted(o)))
+            if o["values"] and o["default"] not in o["values"]:
+                fail("%s: option %s default %r not in %s" % (b["name"], o["key"], o["default"],
+                                                            o["values"]))
+    mpi_keys = {o["key"] for o in by_name["mpi"]["options"]}
+    if not {"wire", "chunk", "pair_comms"} <= mpi_keys:
+        fail("mpi options %s lack wire, chunk or pair_comms" % sorted(mpi_keys))
+    print("ok: backends %s" % ", ".join("%s (%s)" % (b["name"], b["default_policy"])
+                                        for b in j["backends"]))
+
+
+def check_options(binary):
+    j = answer(binary, "--list-options")
+    names = set()
+    for o in j["options"]:
+        if set(o) != {"name", "aliases", "default", "takes_value", "description"}:
+            fail("option keys %s" % sorted(o))
+        if not isinstance(o["takes_value"], bool):
+            fail("%s: takes_value is not a boolean" % o["name"])
+        names.add(o["name"])
+        names.update(o["aliases"])
+    for flag in ("--help", "--version", "--list-backends", "--list-options", "--backend",
+                 "--inject-delay"):
+        if flag not in names:
+            fail("%s is not listed" % flag)
+    if not j["sizes"]:
+        fail("no sizes")
+    for semantic, option in j["sizes"].items():
+        if option not in names:
+            fail("size %s names %s, which is not among the options" % (semantic, option))
+    if not isinstance(j["layouts"], list):
+        fail("layouts is not a list")
+    print("ok: %d options, sizes %s, layouts %s" % (len(j["options"]), j["sizes"], j["layouts"]))
+
+
+def check_raw_policies(binary, launcher):
+    """Every raw baseline accepts name:<the policy it lists> (the CSV's progress name)."""
+    j = answer(binary, "--list-backends")
+    specs = ["%s:%s" % (b["name"], b["default_policy"]) for b in j["backends"]
+             if b["kind"] == "raw"]
+    cmd = launcher + [binary, "--backend", ",".join(specs), "-b", "1", "-e", "1", "--iters",
+                      "10", "--warmup", "1", "--reps", "1"]
+    rc, out, err = run(cmd, timeout=100)
+    if rc != 0:
+        fail("%s exited %d: %s" % (" ".join(cmd), rc, (err or out).strip()[-400:]))
+    print("ok: accepted", ",".join(specs))
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def check_sidecar(binary, outdir, launcher):
+    os.makedirs(outdir, exist_ok=True)
+    csv = os.path.join(outdir, "sidecar.csv")
+    cmd = launcher + [binary, "-b", "1", "-e", "1", "--iters", "10", "--warmup", "1", "--reps",
+                      "1", "--backend", "tcp", "--csv", csv]
+    rc, out, err = run(cmd, timeout=100)
+    if rc != 0:
+        fail("%s exited %d: %s" % (" ".join(cmd), rc, (err or out).strip()[-400:]))
+    with open(os.path.join(outdir, "sidecar.json")) as f:
+        meta = json.load(f)
+    for key in ("run_id", "date_utc", "program", "command_line", "git_commit", "mpi_flavor",
+                "ranks", "hosts", "cpu_model", "cpus_online", "versions", "environment",
+                "settings", "machine"):
+        if key not in meta:
+            fail("sidecar has no '%s'" % key)
+    m = meta["machine"]
+    for key in ("load_avg_1min_start", "load_avg_5min_start", "load_avg_1min_end",
+                "load_avg_5min_end"):
+        if not is_number(m.get(key)):
+            fail("machine.%s is %r, not a number" % (key, m.get(key)))
+    for key in ("cpus_online", "ranks_on_node"):
+        if not isinstance(m.get(key), int) or isinstance(m.get(key), bool):
+            fail("machine.%s is %r, not an integer" % (key, m.get(key)))
+    if m["ranks_on_node"] != 2:
+        fail("machine.ranks_on_node is %r with 2 ranks on this host" % m["ranks_on_node"])
+    if m["oversubscribed"] is not (m["ranks_on_node"] > m["cpus_online"]):
+        fail("machine.oversubscribed is %r" % m["oversubscribed"])
+    s = meta["settings"]
+    if not (isinstance(meta["ranks"], int) and is_number(meta["cpus_online"])):
+        fail("ranks or cpus_online is not a number")
+    if not (isinstance(s["iters"], int) and s["sizes_bytes"] == [1]
+            and isinstance(s["validate"], bool)):
+        fail("settings are not typed: iters %r, sizes_bytes %r, validate %r" % (
+            s["iters"], s["sizes_bytes"], s["validate"]))
+    leaked = [k for k in meta["environment"] if is_secret(k)]
+    if leaked:
+        fail("secret variables recorded: %s" % leaked)
+    # The test sets both: the filter must drop the one and keep the other.
+    if os.environ.get("COMMBENCH_TEST_VISIBLE") and "COMMBENCH_TEST_VISIBLE" not in meta[
+            "environment"]:
+        fail("COMMBENCH_TEST_VISIBLE is missing: the filter drops too much")
+    print("ok: machine %s; %d environment variables, none secret" % (
+        json.dumps(m), len(meta["environment"])))
+
+
+def check_probe(binary):
+    rc, out, err = run([binary], timeout=10)
+    if rc != 0:
+        fail("exited %d: %s" % (rc, err.strip()))
+    j = json.loads(out)
+    if j.get("probe") != "thread-pingpong" or j.get("mode") not in ("fast", "slow"):
+        fail("unexpected answer %s" % out)
+    if not (is_number(j["one_way_ns_p50"]) and j["one_way_ns_p50"] > 0):
+        fail("one_way_ns_p50 is %r" % j["one_way_ns_p50"])
+    if (j["one_way_ns_p50"] < j["threshold_ns"]) != (j["mode"] == "fast"):
+        fail("mode %s disagrees with %s ns" % (j["mode"], j["one_way_ns_p50"]))
+    print("ok: %s ns one-way, %s mode" % (j["one_way_ns_p50"], j["mode"]))
+
+
+def main(argv):
+    if len(argv) < 3:
+        fail(__doc__)
+    what, binary = argv[1], argv[2]
+    rest = argv[3:]
+    launcher = rest[rest.index("--") + 1:] if "--" in rest else []
+    if what == "version":
+        check_version(binary)
+    elif what == "backends":
+        check_backends(binary, "--raw" in rest)
+    elif what == "options":
+        check_options(binary)
+    elif what == "raw-policies":
+        check_raw_policies(binary, launcher)
+    elif what == "sidecar":
+        check_sidecar(binary, rest[0], launcher)
+    elif what == "probe":
+        check_probe(binary)
+    else:
+        fail("unknown check %r" % what)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
