@@ -7,8 +7,8 @@ using namespace commbench;
 TEST(SecretEnv, LauncherSecretsAreDropped) {
   for (const char* name :
        {"OMPI_MCA_orte_precondition_transports", "OMPI_MCA_orte_hnp_uri", "OMPI_MCA_HNP_URI",
-        "PMIX_SERVER_URI41", "OMPI_MCA_orte_local_daemon_uri", "PMIX_SECURITY_MODE", "COMMBENCH_API_TOKEN", "UCX_Secret",
-        "MPICH_PASSWORD", "FI_KEY", "COMMBENCH_ssh_key"})
+        "PMIX_SERVER_URI41", "OMPI_MCA_orte_local_daemon_uri", "PMIX_SECURITY_MODE",
+        "COMMBENCH_API_TOKEN", "UCX_Secret", "MPICH_PASSWORD", "FI_KEY", "COMMBENCH_ssh_key"})
     EXPECT_TRUE(is_secret_variable(name)) << name;
 }
 
