@@ -129,7 +129,10 @@ def app_speedup(rows, a, b, bench, metric, mpi, workers=None, b_origin="suite"):
 
 
 def mpis(rows):
-    return sorted({r["mpi"] for r in rows if r["origin"] == "suite" and r["mpi"]})
+    """The MPI implementations of the suite's rows, Open MPI first (the default build)."""
+    order = {"openmpi": 0, "mpich": 1}
+    return sorted({r["mpi"] for r in rows if r["origin"] == "suite" and r["mpi"]},
+                  key=lambda m: (order.get(m, 2), m))
 
 
 def fx(v):

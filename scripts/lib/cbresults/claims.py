@@ -6,6 +6,8 @@ Roles: MPI4Dask is played by mpi:cooperative, UCX-Py (polling) by ucx:polling, D
 by tcp:epoll (ablation.ROLES). A claim whose workload does not exist yet says "pending"
 and never shows a number."""
 
+import math
+
 from . import ablation
 from .sizes import BANDS
 
@@ -114,18 +116,25 @@ def verdict(rows, claim, mpi, value):
     split = "; split: " + ", ".join(parts) if parts else ""
     if ok:
         big = max(((k, v) for k, v in f.items() if k != "total" and v),
-                  key=lambda kv: abs(__import__("math").log(kv[1])), default=None)
+                  key=lambda kv: abs(math.log(kv[1])), default=None)
         return "%s%s. Carried mostly by the *%s* row." % (head, split, big[0]) if big else head
-    why = ("Accounted for by the *progress* row: the paper credits its win to cooperative "
-           "progress against UCX-Py's separate polling coroutine, and in C++ that design "
-           "difference is worth only %s here (a loop turn costs nanoseconds, not a Python "
-           "event-loop turn: see the *language layer* rows)" % ablation.fx(f.get("progress"))
-           if f.get("progress") else
-           "Accounted for by the *progress* row (not measured in this run)")
-    if f.get("transport") and f["transport"] < 1:
-        why += "; the *transport* row goes the other way here (UCX's shared-memory path is " \
-               "faster than MPI's on one host), and the *network* row, where the paper's " \
-               "InfiniBand would count, is pending"
+    p = f.get("progress")
+    if p:
+        why = ("Accounted for by the *progress* row: the paper credits its win to cooperative "
+               "progress against UCX-Py's separate polling coroutine, and here, in C++, "
+               "that design difference is worth %s%s (a loop turn costs nanoseconds, not a "
+               "Python event-loop turn: see the *language layer* rows)" % (
+                   ablation.fx(p), ", i.e. polling is the faster design here" if p < 1 else ""))
+    else:
+        why = "Accounted for by the *progress* row (not measured in this run)"
+    others = [(k, v) for k, v in f.items() if k not in ("total", "progress") and v]
+    if others:
+        k, v = max(others, key=lambda kv: abs(math.log(kv[1])))
+        why += "; the largest other factor is *%s* at %s" % (
+            "transport" if k == "transport" else "coroutine layers", ablation.fx(v))
+    if spec["kind"] != "app" and f.get("transport") and f["transport"] < 1:
+        why += " (UCX's shared-memory path beats MPI's on one host)"
+    why += "; the *network* row, where the paper's InfiniBand would count, is pending"
     return "%s%s. %s." % (head, split, why)
 
 
