@@ -107,6 +107,7 @@ void MpiComm::post_send(Op& op, const void* p, size_t bytes, bool bare) {
   int tag = r.on_lane() ? (bare ? kLaneTagBare : kLaneTagFramed) : ch_->out_tag;
   int rc = isend_bytes(p, bytes, r.rank, tag, r.comm, &op.req);
   if (rc != MPI_SUCCESS) throw_mpi_error(rc, "send");
+  op.counted_send = true;
   ++ch_->sent;
   op.link(ops_);
 }

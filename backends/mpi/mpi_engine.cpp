@@ -116,7 +116,7 @@ Engine::~Engine() {
     MPI_Request r = reqs_.back();
     remove(*op);
     if (r != MPI_REQUEST_NULL) {
-      MPI_Cancel(&r);
+      if (!op->counted_send) MPI_Cancel(&r);  // as in abandon()
       ctx_->bury(r, op->recv_channel);
     }
     op->engine = nullptr;
@@ -165,7 +165,15 @@ void Engine::abandon(Op& op, bool resume) noexcept {
     if (op.token.can_be_cancelled()) op.token.state()->remove(&op.reg);
   }
   if (op.req != MPI_REQUEST_NULL) {
-    MPI_Cancel(&op.req);
+    // A data send is buried, never cancelled. The close notice tells the peer how many
+    // messages we sent it (Channel::sent) and the peer's reads fail only once that many
+    // have arrived (Channel::exhausted). Open MPI never cancels a send, but MPICH (ch4)
+    // does cancel one whose rendezvous has not matched yet: the peer then waited forever
+    // for a message that would never come, and never learned of the close (FaultSuite
+    // DropMidMessage/mpi_* hung under MPICH). Cancelling sends is also deprecated in
+    // MPI 4.0. The send now ends when the peer receives it or drains it after its own
+    // close, as it always did under Open MPI.
+    if (!op.counted_send) MPI_Cancel(&op.req);
     ctx_->bury(op.req, op.recv_channel);
     op.req = MPI_REQUEST_NULL;
   }

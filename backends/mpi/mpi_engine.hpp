@@ -73,8 +73,9 @@ class Engine final : public Poller {
     return Wait(*this, op, token, Progress::batched);
   }
 
-  // Cancels op's request (to the graveyard) and, with `resume`, resumes its waiter,
-  // which then throws CommClosedError.
+  // Cancels op's request (a counted data send is not cancelled, see the .cpp), hands it
+  // to the graveyard and, with `resume`, resumes its waiter, which then throws
+  // CommClosedError.
   void abandon(Op& op, bool resume = true) noexcept;
 
   // Poller.
