@@ -114,14 +114,16 @@ def app_speedup(rows, a, b, bench, metric, mpi, workers=None, b_origin="suite"):
     ws = sorted(set(ma) & set(mb))
     if workers is not None:
         ws = [w for w in ws if w == workers]
-    vals = []
+    vals, used = [], []
     for w in ws:
         va, vb = ma[w], mb[w]
-        if va and vb:
+        if va and vb:  # one worker moves nothing: no communication time to compare
             vals.append(va / vb if metric in HIGHER_IS_BETTER else vb / va)
+            used.append(w)
     g = select.geomean(vals)
     if not g:
         return None
+    ws = used
     files = sorted({r.get("_file", "") for r in rows if r["benchmark"] == bench
                     and r["backend"] in (a[0], b[0]) and r.get("workers") in
                     [float(w) for w in ws]} - {""})

@@ -75,9 +75,8 @@ def measure(rows, spec, mpi):
         workers = max(ws) if ws else None
     res = ablation.app_speedup(rows, MPI4DASK, vs, bench, metric, mpi, workers)
     if not res:
-        return None, ("pending: needs %s runs of mpi:cooperative and %s:%s under %s (the "
-                      "quick profile runs the applications on the first MPI only; --full "
-                      "runs them on both)" % (bench, vs[0], vs[1], mpi)), []
+        return None, "pending: needs %s runs of mpi:cooperative and %s:%s under %s" % (
+            bench, vs[0], vs[1], mpi), []
     g, ws, files = res
     return g, "%s worker%s" % (",".join(str(w) for w in ws), "" if ws == [1] else "s"), files
 
