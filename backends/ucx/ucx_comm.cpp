@@ -120,7 +120,11 @@ ucs_status_t UcxComm::post_send(const void* data, size_t size, Op& op, ucp_tag_t
 }
 
 Task<void> UcxComm::wait_send(Op& op, CancelToken token) {
-  if (!op.done) co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_send, this});
+  if (op.done) co_return;
+  // Counted so that an abort meanwhile leaves the data endpoint open (force_close).
+  ++ep_->sends_in_flight;
+  co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_send, this});
+  --ep_->sends_in_flight;
 }
 
 bool UcxComm::goes_bare(const Message& msg) const noexcept {

@@ -46,8 +46,31 @@ void EndpointState::force_close() noexcept {
   auto close = [this](ucp_ep_h& e, const std::weak_ptr<Worker>& owner) {
     if (!e) return;
     ucp_request_param_t p{};
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    // FORCE only for the connection endpoint. UCP refuses a FORCE close of an endpoint
+    // that has neither a CM lane nor peer error handling (ucp_ep_close_nbx returns
+    // UCS_ERR_INVALID_PARAM and closes nothing): that is `data`, made from a worker
+    // address with err_mode NONE. Force-closing it leaked the whole data endpoint, its
+    // transport endpoints and their sockets on every abort (the accepting side of each
+    // connect/close cycle: ~2-3 KiB a cycle, or ~5 descriptors a cycle without CMA). A
+    // flush close is what UCP allows there; its request is adopted by the worker like
+    // any other and bounded by the worker's teardown should the peer never answer.
+    //
+    // Except while a send on `data` is unfinished (a write cancelled or failed mid-way):
+    // its rendezvous header may sit unmatched in the receiver's queue and name this
+    // endpoint by its id, a plain pointer for an endpoint without error handling. UCP
+    // keeps a remotely connected endpoint alive for that reason, but a loopback one (the
+    // peer on this same worker: every in-process connection) is destroyed at once, and
+    // the receiver's ucp_tag_recv_nbx then read freed memory (reliability_faults
+    // DropMidMessage/ucx_*: "Assertion `(*ep_p)->worker == worker' failed"). That rare
+    // endpoint is left to ucp_worker_destroy, which destroys every endpoint.
+    if (&e == &data && sends_in_flight > 0) {
+      e = nullptr;
+      return;
+    }
+    if (&e == &ep) {
+      p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    }
     void* r = ucp_ep_close_nbx(e, &p);
     e = nullptr;
     if (auto w = owner.lock()) w->adopt_close(r, shared_from_this());

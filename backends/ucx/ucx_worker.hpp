@@ -93,10 +93,13 @@ struct EndpointState : std::enable_shared_from_this<EndpointState> {
   bool failed = false;          // the handler ran; the endpoint has been closed by us
   bool closing = false;         // we are closing it ourselves: ignore the handler
   void* pending_recv = nullptr;  // the comm's outstanding receive, cancelled on failure
+  unsigned sends_in_flight = 0;  // the comm's tag sends posted and not yet completed
 
   static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status) noexcept;
-  // Closes both endpoints at once (outstanding requests complete with an error); the
-  // worker finishes the close requests and keeps this state alive until then.
+  // Closes both endpoints at once: `ep` by force (its outstanding requests complete with
+  // an error), `data` by flush, or not at all while sends on it are in flight (see the
+  // definition); the worker finishes the close requests and keeps this state alive
+  // until then.
   void force_close() noexcept;
 };
 
