@@ -81,11 +81,31 @@ def measure(rows, spec, mpi):
     return g, "%s worker%s" % (",".join(str(w) for w in ws), "" if ws == [1] else "s"), files
 
 
-def verdict(rows, claim, mpi, value):
+def oversubscribed(rows, spec, mpi, cpus):
+    """The application runs behind a claim put more ranks on the host than it has CPUs."""
+    if not cpus or spec["kind"] != "app":
+        return False
+    ranks = [r["ranks"] for r in rows if r["benchmark"] == spec["bench"] and r["mpi"] == mpi
+             and r["origin"] == "suite" and r.get("ranks")]
+    return bool(ranks) and max(ranks) > cpus
+
+
+def verdict(rows, claim, mpi, value, cpus=None):
     """Reproduced or not, and which ablation row accounts for the difference."""
     source, what, _paper, low, spec = claim
     if value is None:
         return "pending"
+    text = _verdict(rows, claim, mpi, value)
+    if oversubscribed(rows, spec, mpi, cpus):
+        text += (" These application runs oversubscribe the host (more ranks than its %d "
+                 "CPUs; see *Machine state*)%s." % (
+                     cpus, ": MPICH's MPI spins instead of yielding when oversubscribed, "
+                     "which the mpi backend pays in time slices" if mpi == "mpich" else ""))
+    return text
+
+
+def _verdict(rows, claim, mpi, value):
+    source, what, _paper, low, spec = claim
     ok = value >= low / REPRODUCED_WITHIN
     head = "**reproduced here**" if ok else "**not reproduced here**"
     if spec["vs"] == DASKTCP:
@@ -137,8 +157,9 @@ def verdict(rows, claim, mpi, value):
     return "%s%s. %s." % (head, split, why)
 
 
-def table(rows):
-    """Markdown: claim | paper | ours per MPI | run | verdict per MPI."""
+def table(rows, cpus=None):
+    """Markdown: claim | paper | ours per MPI | run | verdict per MPI. `cpus`: the host's
+    CPUs (from the sidecars), to flag oversubscribed application runs."""
     mp = ablation.mpis(rows) or ["openmpi"]
     lines = ["| source | claim | paper | " + " | ".join("ours (%s)" % m for m in mp) +
              " | run | verdict |", "|---|---|---|" + "---|" * len(mp) + "---|---|"]
@@ -150,7 +171,7 @@ def table(rows):
             cells.append(("%.2fx (%s)" % (v, where)) if v is not None else where)
             files |= set(fs)
             if v is not None:
-                verdicts.append("%s: %s" % (m, verdict(rows, claim, m, v)))
+                verdicts.append("%s: %s" % (m, verdict(rows, claim, m, v, cpus)))
         if not verdicts:
             verdicts = ["pending"]
         lines.append("| %s | %s | %s | %s | %s | %s |" % (
