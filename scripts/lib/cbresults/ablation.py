@@ -29,15 +29,11 @@ def _metric(bench):
     return ("latency_us_p50", False) if bench == "pingpong" else ("bandwidth_MBps", True)
 
 
-def speedup(rows, a, b, bench, bandname, mpi):
-    """How much faster series a is than b over a size band: latency b/a, bandwidth a/b,
-    geometric mean over the band's sizes of the per-size median over shared runs.
-    a, b: (backend, progress). Returns (value, sizes, how, files) or None."""
-    metric, higher = _metric(bench)
-    # External tools have no MPI of their own in some CSVs: match them on any MPI.
-    ra = series(rows, bench, a[0], a[1], mpi) or series(rows, bench, a[0], a[1], "")
-    rb = series(rows, bench, b[0], b[1], mpi) or series(rows, bench, b[0], b[1], "")
-
+def band_ratio(ra, rb, metric, higher, bandname):
+    """How much better rows ra are than rb over a size band (a/b when higher is better,
+    else b/a): per size the median over the runs that measured both (interleaved), or,
+    without such a run, the ratio of the medians over every run of each; then the
+    geometric mean over the sizes. Returns (value, sizes, how, runs used) or None."""
     def index(rs):
         d = defaultdict(lambda: defaultdict(list))
         for r in rs:
@@ -64,11 +60,22 @@ def speedup(rows, a, b, bench, bandname, mpi):
             per_size[s].append(va / vb if higher else vb / va)
     vals = [select.median(v) for v in per_size.values()]
     g = select.geomean(vals)
-    if not g:
+    return (g, len(vals), how, shared or set(ia) | set(ib)) if g else None
+
+
+def speedup(rows, a, b, bench, bandname, mpi):
+    """How much faster series a is than b over a size band: latency b/a, bandwidth a/b.
+    a, b: (backend, progress). Returns (value, sizes, how, files) or None."""
+    metric, higher = _metric(bench)
+    # External tools have no MPI of their own in some CSVs: match them on any MPI.
+    ra = series(rows, bench, a[0], a[1], mpi) or series(rows, bench, a[0], a[1], "")
+    rb = series(rows, bench, b[0], b[1], mpi) or series(rows, bench, b[0], b[1], "")
+    res = band_ratio(ra, rb, metric, higher, bandname)
+    if not res:
         return None
-    files = sorted({r.get("_file", "") for r in ra + rb if r.get("run_id") in
-                    (shared or set(ia) | set(ib))} - {""})
-    return g, len(vals), how, files
+    g, n, how, runs = res
+    files = sorted({r.get("_file", "") for r in ra + rb if r.get("run_id") in runs} - {""})
+    return g, n, how, files
 
 
 def added_us(rows, a, b, bandname, mpi):

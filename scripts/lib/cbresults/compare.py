@@ -5,7 +5,7 @@ does it fall back to medians over every run."""
 
 from collections import defaultdict
 
-from . import select
+from . import ablation, select
 from .sizes import band
 
 # The policies the paper compares: MPI4Dask's cooperative progress against UCX-Py polling.
@@ -41,37 +41,8 @@ def pick(rows, fam, benchmark):
 
 def _size_speedup(a_rows, b_rows, metric, higher_is_better, bandname):
     """Geometric mean over sizes in the band of B/A (latency) or A/B (bandwidth)."""
-    def index(rows):
-        d = defaultdict(lambda: defaultdict(list))
-        for r in rows:
-            if r.get(metric) and band(int(r["size_bytes"])) == bandname:
-                d[r["run_id"]][int(r["size_bytes"])].append(r[metric])
-        return d
-    ia, ib = index(a_rows), index(b_rows)
-    shared = set(ia) & set(ib)
-    ratios = []
-    if shared:
-        per_size = defaultdict(list)
-        for run in shared:
-            for s in set(ia[run]) & set(ib[run]):
-                a, b = select.median(ia[run][s]), select.median(ib[run][s])
-                per_size[s].append(a / b if higher_is_better else b / a)
-        ratios = [select.median(v) for v in per_size.values()]
-        how = "interleaved"
-    else:
-        ma, mb = defaultdict(list), defaultdict(list)
-        for run in ia:
-            for s, v in ia[run].items():
-                ma[s] += v
-        for run in ib:
-            for s, v in ib[run].items():
-                mb[s] += v
-        for s in set(ma) & set(mb):
-            a, b = select.median(ma[s]), select.median(mb[s])
-            ratios.append(a / b if higher_is_better else b / a)
-        how = "separate runs"
-    g = select.geomean(ratios)
-    return (g, how, len(ratios)) if g else (None, None, 0)
+    res = ablation.band_ratio(a_rows, b_rows, metric, higher_is_better, bandname)
+    return (res[0], res[2], res[1]) if res else (None, None, 0)
 
 
 def micro_speedup(rows, fam_a, fam_b, kind, bandname, mpi):
