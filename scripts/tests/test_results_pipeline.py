@@ -225,7 +225,7 @@ class FiguresAndReportTest(unittest.TestCase):
                                  b"\x89PNG\r\n\x1a\n")
                 self.assertEqual(read(os.path.join(d, "figures", e["pdf"]), "rb")[:5], b"%PDF-")
             md = read(os.path.join(d, "report.md"))
-            self.assertIn("| mpi:cooperative vs tcp:epoll | latency 1B-4KiB | – | 4.00x", md)
+            self.assertIn("| mpi:cooperative vs tcp:epoll | latency 1B-4KiB | 4.00x", md)
             self.assertIn("| tcp:epoll | openmpi | 0.50x |", md)
             page = read(os.path.join(d, "report.html"))
             self.assertIn("data:image/png;base64,", page)

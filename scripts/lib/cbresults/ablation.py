@@ -13,12 +13,6 @@ from collections import defaultdict
 from . import select
 from .sizes import BANDS, band
 
-# Who plays whom (the report says so): MPI4Dask's design is cooperative progress on MPI,
-# UCX-Py's default is a separate polling task, Dask's TCP comm is epoll-driven sockets.
-ROLES = (("MPI4Dask", "mpi", "cooperative"), ("UCX-Py (polling)", "ucx", "polling"),
-         ("Dask TCP", "tcp", "epoll"))
-
-
 def series(rows, bench, backend, progress, mpi=None):
     """Rows of one series; `progress` may carry the wire (select.progress_label)."""
     return [r for r in rows if r["benchmark"] == bench and r["backend"] == backend
@@ -96,17 +90,15 @@ def added_us(rows, a, b, bandname, mpi):
 
 
 def app_metric(rows, backend, progress, bench, metric, mpi, origin="suite"):
-    """{workers: median of metric over runs} of one application series."""
-    acc = defaultdict(list)
-    for r in rows:
-        if (r["benchmark"] == bench and r["backend"] == backend and r["origin"] == origin
-                and (progress is None or r["progress"] == progress)
-                and (origin == "external" or r["mpi"] == mpi)
-                and r.get(metric) is not None and r.get("workers")):
-            if metric in ("throughput_MBps", "rows_per_s") and r[metric] <= 0:
-                continue  # no traffic with one worker: not applicable, not zero
-            acc[int(r["workers"])].append(r[metric])
-    return {w: select.median(v) for w, v in sorted(acc.items())}
+    """{workers: median of metric over runs} of one application series (progress None:
+    any), from select.app_points; where a series ran in several layouts, compact's."""
+    pts = select.app_points([r for r in rows if r["backend"] == backend and r["origin"] == origin
+                             and (progress is None or r["progress"] == progress)
+                             and (origin == "external" or r["mpi"] == mpi)], bench)
+    if not pts:
+        return {}
+    key = min(pts, key=lambda k: (k[4] != "compact", k))
+    return {w: m[metric] for w, m in pts[key].items() if metric in m}
 
 
 HIGHER_IS_BETTER = {"throughput_MBps", "rows_per_s", "bandwidth_MBps"}

@@ -145,30 +145,27 @@ def micro_runs(flavor, build, fams, profile, csvdir, options, hostfile=None, int
     runs = []
     prof = PROFILES[profile]
     groups = [(name, family_backend_list(name, fams[name]), []) for name in sorted(fams)]
-    coroutine_families = [n for n in fams if fams[n]["coroutine"]]
-    if len(coroutine_families) > 1:
+    ablations = {"pingpong": [], "bandwidth": []}
+    if len([n for n in fams if fams[n]["coroutine"]]) > 1:
         groups.append(("compare", compare_backend_list(fams), []))
+        ablations["bandwidth"].append(("compare-bidirectional", compare_backend_list(fams),
+                                       ["--bidirectional"]))
     # The wire ablation: MPI4Dask's three-messages-per-write shape, with raw-mpi in the same
-    # run so its overhead compares with the packed wire's from the mpi family run.
+    # run so its overhead compares with the packed wire's from the mpi family run. Latency
+    # only: two extra small messages per MiB-sized write show nothing in bandwidth.
     mpi = fams.get("mpi")
     if mpi and mpi["coroutine"] and mpi["raw"] and "per-frame" in (
             mpi["options"].get("wire", {}).get("values") or []):
-        groups.append(("mpi-wire-per-frame", ["mpi:cooperative" if "cooperative" in
-                                              mpi["policies"] else "mpi", mpi["raw"]],
-                       ["--backend-opt", "wire=per-frame"]))
+        ablations["pingpong"].append(("mpi-wire-per-frame", [
+            "mpi:cooperative" if "cooperative" in mpi["policies"] else "mpi", mpi["raw"]],
+            ["--backend-opt", "wire=per-frame"]))
     for bench in ("pingpong", "bandwidth"):
         args = prof[bench]
         if args is None:
             continue
         binary = os.path.join(build, "microbench", bench)
         nsizes = _count_sizes(args)
-        bench_groups = list(groups)
-        if bench == "bandwidth" and len(coroutine_families) > 1:
-            bench_groups.append(("compare-bidirectional", compare_backend_list(fams),
-                                 ["--bidirectional"]))
-        for group, backends, extra in bench_groups:
-            if bench == "bandwidth" and group.startswith("mpi-wire"):
-                continue  # two extra small messages per MiB-sized write: nothing to see
+        for group, backends, extra in groups + ablations[bench]:
             csv = os.path.join(csvdir, "%s-%s-%s.csv" % (bench, group, flavor))
             tail = ["--backend", ",".join(backends)] + args + extra + [
                 "--csv", csv, "--timeout", "900"]
