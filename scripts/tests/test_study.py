@@ -241,6 +241,12 @@ class MachineTest(unittest.TestCase):
                 self.assertEqual(json.load(f)["run_state"]["quiet"], st["quiet"])
         self.assertTrue(math.isfinite(machine.load1()))
 
+    def test_a_busy_study_makes_every_run_not_quiet(self):
+        with machine.Watch(None, study_before=machine.QUIET_BEFORE + 4) as w:
+            pass
+        self.assertFalse(w.quiet())
+        self.assertEqual(w.state()["load_avg_1min_before_study"], machine.QUIET_BEFORE + 4)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -52,10 +52,13 @@ def probe(build_dir, timeout=20):
 
 
 class Watch:
-    """Samples the 1-minute load average once a second while a run goes on."""
+    """Samples the 1-minute load average once a second while a run goes on. `study_before`:
+    the load before a whole study began; back-to-back runs keep the load near the ranks'
+    own count, so within a study the quiet rule's "before" is the study's."""
 
-    def __init__(self, build_dir=None):
+    def __init__(self, build_dir=None, study_before=None):
         self.build_dir = build_dir
+        self.study_before = study_before
         self.before = self.after = self.max_during = None
         self.probe = None
         self._stop = threading.Event()
@@ -81,12 +84,13 @@ class Watch:
         return False
 
     def quiet(self):
-        return self.before < QUIET_BEFORE and self.max_during <= QUIET_DURING
+        before = self.before if self.study_before is None else self.study_before
+        return before < QUIET_BEFORE and self.max_during <= QUIET_DURING
 
     def state(self):
         """The sidecar's "run_state" object."""
         p = self.probe or {}
-        return {
+        out = {
             "load_avg_1min_before": self.before,
             "load_avg_1min_max_during": self.max_during,
             "load_avg_1min_after": self.after,
@@ -96,6 +100,9 @@ class Watch:
             "quiet": self.quiet(),
             "quiet_rule": QUIET_RULE,
         }
+        if self.study_before is not None:
+            out["load_avg_1min_before_study"] = self.study_before
+        return out
 
 
 def annotate(sidecar, state):
