@@ -44,27 +44,45 @@ Open MPI singleton)."""
 
 import argparse
 import asyncio
+import faulthandler
 import os
+import socket
 import sys
+import time
 
-import _common  # noqa: F401  (sets the import path)
-from cbresults import schema
+import _common  # sets the import path; deb_version
+from cbresults import machine, matrix, schema
+from cbresults.select import median
 from cbresults.sizes import fmt_size, parse_size
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 REEXEC_GUARD = "COMMBENCH_MPI4PY_REEXEC"
 
-# The C++ pingpong's profiles (scripts/lib/cbresults/matrix.py, bench_options.cpp), so
-# rows of the same profile have the same sizes and sample counts.
-PROFILES = {
-    "tiny": {"sizes": [1, 16, 256, 4096], "iters": 1000, "iters_large": 1000,
-             "warmup": 100, "warmup_large": 20, "reps": 10},
-    "quick": {"sizes": [1 << i for i in range(21)], "iters": 1000, "iters_large": 200,
-              "warmup": 100, "warmup_large": 20, "reps": 5},
-    "full": {"sizes": [1 << i for i in range(21)], "iters": 10000, "iters_large": 1000,
-             "warmup": 200, "warmup_large": 20, "reps": 10},
-}
-LARGE_SIZE = 8192          # iters_large / warmup_large from here on (OSU's latency default)
+# microbench/harness/bench_options.cpp's pingpong defaults (OSU's), for what a profile's
+# arguments leave out; large from 8 KiB.
+CPP_DEFAULTS = {"iters": 10000, "iters_large": 1000, "warmup": 200, "warmup_large": 20,
+                "reps": 10, "large_size": "8K"}
+
+
+def profile(name):
+    """The C++ pingpong's profile (cbresults.matrix.PROFILES, CLI of bench_options.cpp) as
+    {sizes, iters, iters_large, warmup, warmup_large, reps, large_size}, so rows of the
+    same profile have the same sizes and sample counts."""
+    args = matrix.PROFILES[name]["pingpong"]
+    opt = dict(zip(args[::2], args[1::2]))
+    lo, hi, factor = parse_size(opt["-b"]), parse_size(opt["-e"]), int(opt["-f"])
+    sizes = [lo]
+    while sizes[-1] * factor <= hi:
+        sizes.append(sizes[-1] * factor)
+    prof = {"sizes": sizes}
+    for k, default in CPP_DEFAULTS.items():
+        prof[k] = opt.get("--" + k.replace("_", "-"), default)
+    for k in ("iters", "iters_large", "warmup", "warmup_large", "reps"):
+        prof[k] = int(prof[k])
+    prof["large_size"] = parse_size(prof["large_size"])
+    return prof
+
+
 VARIANTS = ("blocking", "asyncio")
 TAGS = {"blocking": 11, "asyncio": 12}
 THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
@@ -105,11 +123,11 @@ def say(line):
 def import_mpi4py():
     """mpi4py without initialising MPI; under an interpreter that lacks it (a pyenv or venv
     python3 first on PATH), re-executes this rank with the system interpreter, where
-    Debian's python3-mpi4py lives. Returns the mpi4py module or None."""
+    Debian's python3-mpi4py lives. Returns (mpi4py, numpy) or (None, None)."""
     try:
         import mpi4py
-        import numpy  # noqa: F401
-        return mpi4py
+        import numpy
+        return mpi4py, numpy
     except ImportError:
         pass
     here = os.path.realpath(sys.executable or "")
@@ -117,13 +135,13 @@ def import_mpi4py():
             and here != os.path.realpath(SYSTEM_PYTHON)):
         os.environ[REEXEC_GUARD] = "1"
         os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(sys.argv[0])] + sys.argv[1:])
-    return None
+    return None, None
 
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--csv", required=True, help="output CSV (a .json sidecar goes beside it)")
-    ap.add_argument("--profile", choices=sorted(PROFILES), default="quick")
+    ap.add_argument("--profile", choices=sorted(matrix.PROFILES), default="quick")
     ap.add_argument("--mpi", choices=["openmpi", "mpich"],
                     help="the MPI this job runs on (default: the launcher's); a mismatch "
                          "with mpi4py's library is a skip (exit 3)")
@@ -145,7 +163,7 @@ def parse_args(argv):
     ap.add_argument("--warmup-large", type=int, help="the same from 8 KiB")
     ap.add_argument("--reps", type=int, help="repetitions per size")
     a = ap.parse_args(argv)
-    prof = dict(PROFILES[a.profile])
+    prof = profile(a.profile)
     if a.sizes:
         prof["sizes"] = [parse_size(s) for s in a.sizes.split(",") if s.strip()]
     for k in ("iters", "iters_large", "warmup", "warmup_large", "reps"):
@@ -220,11 +238,14 @@ class Bench:
             wrong += int(self.np.count_nonzero(rbuf[1:last] != self.sbuf[1:last]))
         return wrong
 
+    # The two variants' loops are kept apart on purpose: sharing one would put an await (or
+    # a call through a parameter) between the clock reads of the blocking variant.
+
     # -- blocking: comm.Send / comm.Recv --------------------------------------------------
     def blocking(self, n, first, out):
         comm, peer, tag = self.comm, self.peer, TAGS["blocking"]
         smsg, rmsg = self.smsg, self.rmsg
-        clock, check, set_ends = _perf_counter_ns, self._check, self._set_ends
+        clock, check, set_ends = time.perf_counter_ns, self._check, self._set_ends
         wrong = 0
         if self.rank == 0:
             for i in range(first, first + n):
@@ -249,7 +270,7 @@ class Bench:
     async def asyncio(self, n, first, out):
         comm, peer, tag = self.comm, self.peer, TAGS["asyncio"]
         smsg, rmsg = self.smsg, self.rmsg
-        clock, check, set_ends = _perf_counter_ns, self._check, self._set_ends
+        clock, check, set_ends = time.perf_counter_ns, self._check, self._set_ends
         wrong = 0
         if self.rank == 0:
             for i in range(first, first + n):
@@ -279,6 +300,9 @@ class Bench:
         return await self.asyncio(n, first, out)
 
 
+_sleep = asyncio.sleep  # a module global: one lookup per Test in the asyncio variant
+
+
 async def _progress(req):
     while not req.Test():
         await _sleep(0)
@@ -300,7 +324,7 @@ async def sweep(bench, prof, variants, log):
                                   type(getattr(loop, "_selector", None)).__name__)
     results = {}
     for size in prof["sizes"]:
-        large = size >= LARGE_SIZE
+        large = size >= prof["large_size"]
         iters = prof["iters_large"] if large else prof["iters"]
         warm = prof["warmup_large"] if large else prof["warmup"]
         per_rep = iters // prof["reps"]
@@ -317,35 +341,9 @@ async def sweep(bench, prof, variants, log):
             results[(v, size)] = (samples[v], wrong[v], per_rep * prof["reps"])
         if bench.rank == 0:
             log("  %8s B  %s" % (fmt_size(size), "  ".join(
-                "%s %.2f us" % (v, percentile(sorted(samples[v]), 0.5) / 2000.0)
+                "%s %.2f us" % (v, median(samples[v]) / 2000.0)
                 for v in variants)))
     return results
-
-
-class _LoadWatch:
-    """The load average before, during (cbresults.machine.Watch samples it every second)
-    and after the run; before/after only where that module is missing."""
-
-    def __init__(self):
-        try:
-            from cbresults import machine
-            self.w = machine.Watch(None)
-            self.w.__enter__()
-        except ImportError:
-            self.w = None
-            self.before = round(os.getloadavg()[0], 2)
-
-    def stop(self):
-        if self.w:
-            self.w.__exit__(None, None, None)
-        else:
-            self.after = round(os.getloadavg()[0], 2)
-
-    def state(self):
-        if self.w:
-            return self.w.state()
-        return {"load_avg_1min_before": self.before, "load_avg_1min_after": self.after,
-                "cpus_online": os.cpu_count()}
 
 
 def parent_launcher_cmdline():
@@ -371,7 +369,7 @@ def parent_launcher_cmdline():
 
 def main(argv=None):
     a = parse_args(argv)
-    mpi4py = import_mpi4py()
+    mpi4py, np = import_mpi4py()
     if mpi4py is None:
         say("mpi4py: not importable by %s (Debian package python3-mpi4py, with "
             "python3-numpy); skipped" % (sys.executable or "python3"))
@@ -379,9 +377,7 @@ def main(argv=None):
 
     mpi4py.rc.initialize = False   # decide first whether this MPI is the right one
     mpi4py.rc.finalize = True
-    mpi4py.rc.thread_level = a.thread_level
     from mpi4py import MPI
-    import numpy as np
 
     lib_version = MPI.Get_library_version().replace("\0", "").strip()
     lib = library_flavor(lib_version)
@@ -397,16 +393,11 @@ def main(argv=None):
             % (mpi4py.__version__, lib, lib_version.splitlines()[0].split(",")[0], other, why))
         return 3
 
-    import faulthandler
     faulthandler.dump_traceback_later(a.timeout, exit=True)
-    watch = _LoadWatch()
 
-    MPI.Init_thread({"single": MPI.THREAD_SINGLE, "funneled": MPI.THREAD_FUNNELED,
-                     "serialized": MPI.THREAD_SERIALIZED,
-                     "multiple": MPI.THREAD_MULTIPLE}[a.thread_level])
-    provided = {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
-                MPI.THREAD_SERIALIZED: "serialized",
-                MPI.THREAD_MULTIPLE: "multiple"}.get(MPI.Query_thread(), "?")
+    levels = {getattr(MPI, "THREAD_" + t.upper()): t for t in THREAD_LEVELS}
+    MPI.Init_thread(getattr(MPI, "THREAD_" + a.thread_level.upper()))
+    provided = levels.get(MPI.Query_thread(), "?")
     comm = MPI.COMM_WORLD
     rank, nranks = comm.Get_rank(), comm.Get_size()
     if nranks != 2:
@@ -414,11 +405,7 @@ def main(argv=None):
             print("mpi4py_pingpong: needs exactly 2 ranks, got %d%s" % (
                 nranks, " (started without a launcher?)" if not launcher else ""), flush=True)
         return 2
-
-    import socket
-    global _perf_counter_ns, _sleep
-    import time
-    _perf_counter_ns, _sleep = time.perf_counter_ns, asyncio.sleep
+    watch = machine.Watch().__enter__() if rank == 0 else None  # load before/during/after
 
     run_id = schema.new_run_id() if rank == 0 else None
     run_id = comm.bcast(run_id, root=0)
@@ -439,7 +426,7 @@ def main(argv=None):
     if rank != 0:
         faulthandler.cancel_dump_traceback_later()
         return 0
-    watch.stop()
+    watch.__exit__(None, None, None)
 
     rows, total_wrong = [], 0
     for size in prof["sizes"]:
@@ -451,7 +438,7 @@ def main(argv=None):
             rows.append(schema.base_row(
                 "pingpong", "mpi4py", run_id, progress=v, mpi=lib, gpu_path="none",
                 ranks=nranks, size_bytes=size, iterations=n, reps=prof["reps"],
-                latency_us_p50=percentile(us, 0.5), latency_us_avg=sum(us) / len(us),
+                latency_us_p50=median(us), latency_us_avg=sum(us) / len(us),
                 latency_us_min=us[0], latency_us_p99=percentile(us, 0.99),
                 wrong=wrong, validated=1 if a.check == "all" else 0))
     launcher_cmd = parent_launcher_cmdline()
@@ -463,7 +450,7 @@ def main(argv=None):
         "backends": ["mpi4py:%s" % v for v in a.variant_list],
         "sizes_bytes": prof["sizes"], "iters": prof["iters"],
         "iters_large": prof["iters_large"], "warmup": prof["warmup"],
-        "warmup_large": prof["warmup_large"], "large_size_bytes": LARGE_SIZE,
+        "warmup_large": prof["warmup_large"], "large_size_bytes": prof["large_size"],
         "reps": prof["reps"], "profile": a.profile,
         "check": ("every byte of every message, on both ranks, where no clock runs (from "
                   "8 KiB rank 1's compare delays its next receive: slower samples)"
@@ -495,8 +482,6 @@ def main(argv=None):
         return 1
     return 0
 
-
-_perf_counter_ns = _sleep = None  # bound in main() (module globals: fast lookups in the loops)
 
 if __name__ == "__main__":
     sys.exit(main())

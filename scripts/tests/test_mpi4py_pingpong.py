@@ -6,6 +6,7 @@ Run: python3 -m unittest discover -s scripts/tests -p 'test_mpi4py*'"""
 
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,13 @@ sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 sys.path.insert(0, os.path.join(SCRIPTS, "baselines"))
 
 from cbresults import schema  # noqa: E402
+from cbresults.select import median  # noqa: E402
 import mpi4py_pingpong as pp  # noqa: E402
+
+try:
+    import numpy
+except ImportError:
+    numpy = None
 
 SIZES = [1, 64, 4096]
 ITERS, REPS = 50, 5
@@ -80,6 +87,7 @@ class PureParts(unittest.TestCase):
     def test_percentile_matches_the_cpp_summary(self):
         v = [1.0, 2.0, 3.0, 4.0]
         self.assertEqual(pp.percentile(v, 0.5), 2.5)
+        self.assertEqual(pp.percentile(v, 0.5), median(v))  # the p50 column's
         self.assertAlmostEqual(pp.percentile(v, 0.99), 3.97)
         self.assertEqual(pp.percentile([7.0], 0.99), 7.0)
 
@@ -89,16 +97,80 @@ class PureParts(unittest.TestCase):
         self.assertEqual(pp.library_flavor("MPICH Version:\t4.0.2\nMPICH Release date"),
                          "mpich")
 
-    def test_profiles_mirror_the_cpp_sweeps(self):
-        self.assertEqual(pp.PROFILES["tiny"]["sizes"], [1, 16, 256, 4096])
-        self.assertEqual(pp.PROFILES["quick"]["sizes"][0], 1)
-        self.assertEqual(pp.PROFILES["quick"]["sizes"][-1], 1 << 20)
-        self.assertEqual(len(pp.PROFILES["quick"]["sizes"]), 21)
+    def test_cpp_defaults_are_bench_options(self):
+        """What a profile leaves out comes from the C++ pingpong's defaults."""
+        src = os.path.join(SCRIPTS, "..", "microbench", "harness", "bench_options.cpp")
+        with open(src) as f:
+            text = f.read()
+        cpp = dict(re.findall(r"o\.(\w+) = pp \? \"?(\w+)\"? :", text))
+        for k, v in pp.CPP_DEFAULTS.items():
+            self.assertEqual(str(v), cpp.get(k), k)
 
-    def test_bad_variant_is_usage_error(self):
-        p = subprocess.run([sys.executable, SCRIPT, "--csv", os.devnull, "--variants", "x"],
-                           capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 2, p.stderr)
+    def test_profiles_mirror_the_cpp_sweeps(self):
+        self.assertEqual(pp.profile("tiny"), {
+            "sizes": [1, 16, 256, 4096], "iters": 1000, "iters_large": 1000, "warmup": 100,
+            "warmup_large": 20, "reps": 10, "large_size": 8192})
+        self.assertEqual(pp.profile("quick"), {
+            "sizes": [1 << i for i in range(21)], "iters": 1000, "iters_large": 200,
+            "warmup": 100, "warmup_large": 20, "reps": 5, "large_size": 8192})
+        self.assertEqual(pp.profile("full"), {
+            "sizes": [1 << i for i in range(21)], "iters": 10000, "iters_large": 1000,
+            "warmup": 200, "warmup_large": 20, "reps": 10, "large_size": 8192})
+
+    def test_overrides(self):
+        a = pp.parse_args(["--csv", "x.csv", "--profile", "tiny", "--sizes", "8,2K",
+                           "--iters", "30", "--reps", "3", "--variants", "asyncio"])
+        self.assertEqual(a.prof["sizes"], [8, 2048])
+        self.assertEqual((a.prof["iters"], a.prof["iters_large"], a.prof["reps"]), (30, 30, 3))
+        self.assertEqual(a.prof["warmup"], 100)  # the profile's
+        self.assertEqual(a.variant_list, ["asyncio"])
+
+    def test_bad_usage_exits_2(self):
+        for bad in (["--variants", "x"], ["--variants", ","], ["--sizes", "0"],
+                    ["--iters", "4", "--reps", "5"], ["--reps", "0"]):
+            p = subprocess.run([sys.executable, SCRIPT, "--csv", os.devnull] + bad,
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, (bad, p.stderr))
+
+
+@unittest.skipIf(numpy is None, "numpy is not importable by %s" % sys.executable)
+class Checks(unittest.TestCase):
+    """Bench._check, without MPI: the wrong-byte counts both modes report."""
+
+    class Comm:
+        def Get_rank(self):
+            return 0
+
+    def bench(self, size, check_all):
+        b = pp.Bench(None, numpy, self.Comm(), check_all)
+        b.MPI = type("MPI", (), {"BYTE": None})
+        b.buffers(size)
+        return b
+
+    def test_a_good_message_has_no_wrong_bytes(self):
+        for size in (1, 2, 3, 4096):
+            for check_all in (False, True):
+                b = self.bench(size, check_all)
+                b._set_ends(7)
+                b.rbuf[:] = b.sbuf
+                self.assertEqual(b._check(7), 0, (size, check_all))
+
+    def test_a_stale_receive_shows_at_the_ends(self):
+        b = self.bench(4096, False)
+        b._set_ends(6)
+        b.rbuf[:] = b.sbuf          # round trip 6's message, still there at round trip 7
+        b._set_ends(7)
+        self.assertEqual(b._check(7), 2)
+        b = self.bench(1, False)
+        self.assertEqual(b._check(0), 1)  # one byte: both ends, counted once
+
+    def test_middle_bytes_only_with_check_all(self):
+        for check_all, want in ((False, 0), (True, 3)):
+            b = self.bench(4096, check_all)
+            b._set_ends(0)
+            b.rbuf[:] = b.sbuf
+            b.rbuf[10:13] ^= 0xFF
+            self.assertEqual(b._check(0), want, check_all)
 
 
 @unittest.skipIf(PYTHON is None, NO_MPI4PY)
@@ -149,6 +221,9 @@ class UnderLaunchers(unittest.TestCase):
         self.assertNotIn("\0", meta["versions"]["mpi"])
         for k in ("load_avg_before", "load_avg_after", "cpus_online", "date_utc"):
             self.assertIn(k, meta)
+        for k in ("load_avg_1min_before", "load_avg_1min_max_during", "load_avg_1min_after"):
+            self.assertIsInstance(meta["run_state"][k], float, k)
+        self.assertEqual(meta["settings"]["thread_level_provided"], "funneled")
         self.assertEqual(meta["settings"]["sizes_bytes"], SIZES)
 
     def _flavor(self, flavor):

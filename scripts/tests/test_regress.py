@@ -177,22 +177,23 @@ class VerdictTest(unittest.TestCase):
         e = regress.summarize("app/merge/comm_MBps/tcp", [100, 60, 140, 120, 80])
         self.assertAlmostEqual(e["tolerance_rel"], 3 * 0.2)
 
-    def test_lower_is_better(self):
-        ref = {"value": 1.0, "median": 0.9, "tolerance_rel": 0.2}
-        key = "overhead/tcp:epoll"
-        self.assertEqual(regress.verdict(key, ref, 1.19)[1:], (False, False))
-        self.assertEqual(regress.verdict(key, ref, 1.21)[1:], (True, False))
-        self.assertEqual(regress.verdict(key, ref, 0.7)[1:], (False, True))
-        self.assertAlmostEqual(regress.verdict(key, ref, 1.5)[0], 0.5)
-
-    def test_higher_is_better(self):
-        ref = {"value": 100.0, "median": 110.0, "tolerance_rel": 0.25}
-        key = "app/transpose_sum/comm_MBps/tcp"
-        self.assertEqual(regress.verdict(key, ref, 81)[1:], (False, False))
-        self.assertEqual(regress.verdict(key, ref, 79)[1:], (True, False))
-        self.assertEqual(regress.verdict(key, ref, 140)[1:], (False, True))
-        key = "app/merge/wall/mpi-over-tcp"
-        self.assertTrue(regress.verdict(key, ref, 50)[1])
+    def test_verdict_bands(self):
+        # worse: beyond the worst healthy run (value) by the tolerance; better: beyond the
+        # median. The "neither" cases just inside the improvement band would count as
+        # improved if it were taken from value instead of the median.
+        low = {"value": 1.0, "median": 0.9, "tolerance_rel": 0.2}     # bands 1.2, 0.75
+        high = {"value": 100.0, "median": 110.0, "tolerance_rel": 0.25}  # bands 80, 137.5
+        cases = [("overhead/tcp:epoll", low, [(1.19, False, False), (1.21, True, False),
+                                              (0.76, False, False), (0.74, False, True)]),
+                 ("app/transpose_sum/comm_MBps/tcp", high,
+                  [(81, False, False), (79, True, False), (130, False, False),
+                   (140, False, True)]),
+                 ("app/merge/wall/mpi-over-tcp", high, [(79, True, False), (140, False, True)])]
+        for key, ref, points in cases:
+            for value, worse, better in points:
+                change, *flags = regress.verdict(key, ref, value)
+                self.assertEqual(flags, [worse, better], (key, value))
+                self.assertAlmostEqual(change, value / ref["value"] - 1)
 
     def test_best_of_the_runs_is_judged(self):
         self.assertEqual(regress.best("overhead/tcp:epoll", [3, 1, 2]), 1)
@@ -211,15 +212,28 @@ class VerdictTest(unittest.TestCase):
         }
         runs = {"overhead/tcp:epoll": [0.9, 0.8], "raw_us/raw-tcp": [14.0, 13.0],
                 "overhead/ucx:polling": [1.0]}
+        metrics["overhead/mpi:blocking"] = ref_entry("overhead/mpi:blocking", [1.1, 1.1, 1.1])
+        metrics["overhead/ucx:event"] = ref_entry("overhead/ucx:event", [2.0, 2.0, 2.1])
+        runs.update({"overhead/mpi:blocking": [0.9, 0.5],   # best 0.5 < 1.1 / 1.15: improved
+                     "overhead/ucx:event": [2.3, 2.6]})    # best 2.3 <= 2.1 * 1.15: ok
         res = self.judge(runs, metrics)
         self.assertEqual(sorted(res["regressed"]), ["overhead/mpi:batched",  # not measured
                                                     "overhead/tcp:epoll"])
         self.assertEqual(res["retired"], ["app/transpose_sum/mpi-over-tcp"])
-        self.assertEqual(res["compared"], ["overhead/tcp:epoll"])
+        self.assertEqual(sorted(res["compared"]), ["overhead/mpi:blocking", "overhead/tcp:epoll",
+                                                   "overhead/ucx:event"])
+        self.assertEqual(res["improved"], ["overhead/mpi:blocking"])
+        self.assertEqual(res["unseen"], [])
         status = {l[0]: l[5] for l in res["lines"]}
+        self.assertEqual(len(status), len(res["lines"]))  # one line per key
+        self.assertEqual(set(status), set(runs) | set(metrics))
+        self.assertEqual(status["overhead/tcp:epoll"], "REGRESSED")
+        self.assertEqual(status["overhead/ucx:event"], "ok")
+        self.assertEqual(status["overhead/mpi:blocking"], "improved beyond band")
         self.assertTrue(status["overhead/ucx:polling"].startswith("new"))
         self.assertTrue(status["raw_us/raw-tcp"].startswith("mode guard"))
         self.assertTrue(status["overhead/mpi:batched"].startswith("NOT MEASURED"))
+        self.assertTrue(status["app/transpose_sum/mpi-over-tcp"].startswith("retired"))
 
     def test_judge_leaves_out_what_was_not_asked_for(self):
         metrics = {"overhead/mpi:batched": ref_entry("overhead/mpi:batched", [1.5]),
@@ -229,6 +243,12 @@ class VerdictTest(unittest.TestCase):
         res = self.judge(runs, metrics, measured_kinds={"pingpong"}, families={"tcp"})
         self.assertEqual(res["regressed"], [])
         self.assertEqual(res["compared"], ["overhead/tcp:epoll"])
+        self.assertEqual([l[0] for l in res["lines"]], ["overhead/tcp:epoll"])
+        # without the filters the same reference metrics count as not measured
+        self.assertEqual(sorted(self.judge(runs, metrics)["regressed"]),
+                         ["app/merge/comm_MBps/mpi", "overhead/mpi:batched"])
+        self.assertEqual(regress.key_family("overhead/ucx:polling"), "ucx")
+        self.assertEqual(regress.raw_guard("overhead/ucx:polling"), "raw_us/raw-ucx")
         self.assertEqual(regress.key_family("app/merge/comm/ucx-over-tcp"), "ucx")
         self.assertEqual(regress.key_family("app/merge/comm_MBps/mpi"), "mpi")
         self.assertEqual(regress.key_family("raw_us/raw-mpi"), "mpi")
@@ -291,6 +311,53 @@ class FakeMeasurer:
         return "fake"
 
 
+class ScriptedMeasurer:
+    """Measurer for check(): overhead/tcp:epoll takes the scripted values in turn,
+    overhead/mpi:batched stays at 1.0; `only` limits a repetition as Measurer.once does."""
+    kinds, micro_fams, app_fams = ["pingpong"], {"tcp": {}, "mpi": {}}, {}
+    flavor, seconds, delay = "openmpi", 0.0, None
+
+    def __init__(self, values):
+        self.values = list(values)
+        self.only = []
+
+    def once(self, only=None):
+        self.only.append(only)
+        out = {"overhead/tcp:epoll": self.values.pop(0), "overhead/mpi:batched": 1.0}
+        return {k: v for k, v in out.items() if only is None or k in only}
+
+
+class CheckTest(unittest.TestCase):
+    REF = {"metrics": {"overhead/tcp:epoll": ref_entry("overhead/tcp:epoll", [0.5] * 3),
+                       "overhead/mpi:batched": ref_entry("overhead/mpi:batched", [1.0] * 3)}}
+
+    def check(self, values, confirm=3, strict=False):
+        m = ScriptedMeasurer(values)
+        args = types.SimpleNamespace(backends=None, strict=strict, build_dir="build/x")
+        with contextlib.redirect_stdout(io.StringIO()):
+            rc, res = regress.check(args, m, self.REF, "ref", repeats=3, confirm=confirm)
+        self.assertEqual(m.values, [])  # every scripted repetition ran, no more
+        return rc, res, m
+
+    def test_a_suspect_is_remeasured_alone_and_may_recover(self):
+        rc, res, m = self.check([0.7, 0.7, 0.7, 0.7, 0.55, 0.7])  # band: <= 0.575
+        self.assertEqual(rc, 0)
+        self.assertEqual(res["regressed"], [])
+        self.assertEqual(m.only, [None] * 3 + [["overhead/tcp:epoll"]] * 3)
+
+    def test_a_confirmed_regression_fails(self):
+        rc, res, m = self.check([0.7] * 6)
+        self.assertEqual(rc, 1)
+        self.assertEqual(res["regressed"], ["overhead/tcp:epoll"])
+        rc, res, m = self.check([0.7] * 3, confirm=0)
+        self.assertEqual((rc, m.only), (1, [None] * 3))
+
+    def test_improvement_fails_only_with_strict(self):
+        self.assertEqual(self.check([0.3] * 3)[0], 0)
+        rc, res, _m = self.check([0.3] * 3, strict=True)
+        self.assertEqual((rc, res["improved"]), (1, ["overhead/tcp:epoll"]))
+
+
 class UpdateQuietRuleTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -325,12 +392,13 @@ class UpdateQuietRuleTest(unittest.TestCase):
         rc, m, lines = self.run_update(before=0.3, during=2.6)
         self.assertEqual(rc, 2)
         self.assertEqual(m.calls, 3)
+        self.assertEqual(lines, ["regress: measuring fake"])
         self.assertFalse(os.path.exists(self.path))
         self.assertEqual(len(self.refusals), 1)
         self.assertIn("2.60 > 2.5 while it ran", self.refusals[0])
 
     def test_quiet_machine_writes_the_state(self):
-        rc, _m, lines = self.run_update(before=0.3, during=2.5)  # 2.5 is still quiet
+        rc, _m, _lines = self.run_update(before=0.3, during=2.5)  # 2.5 is still quiet
         self.assertEqual(rc, 0)
         self.assertEqual(self.refusals, [])
         with open(self.path) as f:
@@ -341,7 +409,7 @@ class UpdateQuietRuleTest(unittest.TestCase):
         self.assertEqual(ref["load_avg_1min_max_during"], 2.5)
         self.assertEqual(ref["cpus_online"], 2)
         self.assertEqual(ref["latency_mode"], "fast")
-        self.assertTrue(ref["git_commit"])
+        self.assertEqual(ref["git_commit"], regress.schema.source_commit())
         self.assertEqual(ref["metrics"]["overhead/tcp:epoll"]["runs"], [0.51, 0.52, 0.53])
         self.assertEqual(ref["metrics"]["overhead/tcp:epoll"]["value"], 0.53)
         self.assertIsNone(regress.noisy_reference_warning(ref, "ref.json"))
@@ -365,8 +433,10 @@ class UpdateQuietRuleTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         with open(self.path) as f:
             ref = json.load(f)
-        self.assertEqual(len(ref["metrics"]["overhead/tcp:epoll"]["runs"]), 6)
+        self.assertEqual(ref["metrics"]["overhead/tcp:epoll"]["runs"],
+                         [0.51, 0.52, 0.53, 0.51, 0.52, 0.53])  # the old runs first
         self.assertIs(ref["quiet"], False)  # half its runs were noisy
+        self.assertIsNotNone(ref["appended_to"])
 
     def test_update_with_a_delay_is_refused(self):
         args = types.SimpleNamespace(inject_delay="100")
@@ -375,6 +445,7 @@ class UpdateQuietRuleTest(unittest.TestCase):
                                         watch=FakeWatch, log=lines.append,
                                         err=lines.append), 2)
         self.assertEqual(len(lines), 1)
+        self.assertIn("--inject-delay", lines[0])
 
 
 if __name__ == "__main__":

@@ -36,15 +36,19 @@ def run(cmd, timeout=60):
     return p.returncode, p.stdout, p.stderr
 
 
+def parse_json(out, what):
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        fail("%s: stdout is not JSON (%s): %r" % (what, e, out[:200]))
+
+
 def answer(binary, flag):
     """The JSON a plain (launcher-less) invocation prints; stdout must hold only it."""
     rc, out, err = run([binary, flag])
     if rc != 0:
         fail("%s %s exited %d: %s" % (binary, flag, rc, err.strip()))
-    try:
-        return json.loads(out)
-    except ValueError as e:
-        fail("%s %s: stdout is not JSON (%s): %r" % (binary, flag, e, out[:200]))
+    return parse_json(out, "%s %s" % (binary, flag))
 
 
 def check_version(binary):
@@ -138,13 +142,19 @@ def is_number(v):
 def check_sidecar(binary, outdir, launcher):
     os.makedirs(outdir, exist_ok=True)
     csv = os.path.join(outdir, "sidecar.csv")
+    sidecar = os.path.join(outdir, "sidecar.json")
+    for stale in (csv, sidecar):  # an earlier run's must not pass for this one's
+        if os.path.exists(stale):
+            os.remove(stale)
     cmd = launcher + [binary, "-b", "1", "-e", "1", "--iters", "10", "--warmup", "1", "--reps",
                       "1", "--backend", "tcp", "--csv", csv]
     rc, out, err = run(cmd, timeout=100)
     if rc != 0:
         fail("%s exited %d: %s" % (" ".join(cmd), rc, (err or out).strip()[-400:]))
-    with open(os.path.join(outdir, "sidecar.json")) as f:
-        meta = json.load(f)
+    if not os.path.exists(sidecar):
+        fail("no sidecar %s" % sidecar)
+    with open(sidecar) as f:
+        meta = parse_json(f.read(), sidecar)
     for key in ("run_id", "date_utc", "program", "command_line", "git_commit", "mpi_flavor",
                 "ranks", "hosts", "cpu_model", "cpus_online", "versions", "environment",
                 "settings", "machine"):
@@ -160,15 +170,17 @@ def check_sidecar(binary, outdir, launcher):
             fail("machine.%s is %r, not an integer" % (key, m.get(key)))
     if m["ranks_on_node"] != 2:
         fail("machine.ranks_on_node is %r with 2 ranks on this host" % m["ranks_on_node"])
-    if m["oversubscribed"] is not (m["ranks_on_node"] > m["cpus_online"]):
-        fail("machine.oversubscribed is %r" % m["oversubscribed"])
+    if m.get("oversubscribed") is not (m["ranks_on_node"] > m["cpus_online"]):
+        fail("machine.oversubscribed is %r" % m.get("oversubscribed"))
     s = meta["settings"]
-    if not (isinstance(meta["ranks"], int) and is_number(meta["cpus_online"])):
+    if not (isinstance(meta["ranks"], int) and not isinstance(meta["ranks"], bool)
+            and is_number(meta["cpus_online"])):
         fail("ranks or cpus_online is not a number")
-    if not (isinstance(s["iters"], int) and s["sizes_bytes"] == [1]
-            and isinstance(s["validate"], bool)):
+    iters, sizes, validate = s.get("iters"), s.get("sizes_bytes"), s.get("validate")
+    if not (isinstance(iters, int) and not isinstance(iters, bool) and sizes == [1]
+            and isinstance(validate, bool)):
         fail("settings are not typed: iters %r, sizes_bytes %r, validate %r" % (
-            s["iters"], s["sizes_bytes"], s["validate"]))
+            iters, sizes, validate))
     leaked = [k for k in meta["environment"] if is_secret(k)]
     if leaked:
         fail("secret variables recorded: %s" % leaked)
@@ -184,13 +196,14 @@ def check_probe(binary):
     rc, out, err = run([binary], timeout=10)
     if rc != 0:
         fail("exited %d: %s" % (rc, err.strip()))
-    j = json.loads(out)
+    j = parse_json(out, binary)
     if j.get("probe") != "thread-pingpong" or j.get("mode") not in ("fast", "slow"):
         fail("unexpected answer %s" % out)
-    if not (is_number(j["one_way_ns_p50"]) and j["one_way_ns_p50"] > 0):
-        fail("one_way_ns_p50 is %r" % j["one_way_ns_p50"])
-    if (j["one_way_ns_p50"] < j["threshold_ns"]) != (j["mode"] == "fast"):
-        fail("mode %s disagrees with %s ns" % (j["mode"], j["one_way_ns_p50"]))
+    ns, threshold = j.get("one_way_ns_p50"), j.get("threshold_ns")
+    if not (is_number(ns) and ns > 0 and is_number(threshold)):
+        fail("one_way_ns_p50 %r, threshold_ns %r" % (ns, threshold))
+    if (ns < threshold) != (j["mode"] == "fast"):
+        fail("mode %s disagrees with %s ns (threshold %s)" % (j["mode"], ns, threshold))
     print("ok: %s ns one-way, %s mode" % (j["one_way_ns_p50"], j["mode"]))
 
 
@@ -209,6 +222,8 @@ def main(argv):
     elif what == "raw-policies":
         check_raw_policies(binary, launcher)
     elif what == "sidecar":
+        if not rest or rest[0] == "--":
+            fail("sidecar needs OUTDIR")
         check_sidecar(binary, rest[0], launcher)
     elif what == "probe":
         check_probe(binary)

@@ -137,27 +137,42 @@ def new_run_id():
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-%d" % os.getpid()
 
 
+def source_commit():
+    """The commit of the source tree, "-dirty" when tracked sources differ from it. The
+    same rule as the binaries' stamp (cmake/git_commit.cmake): results/ does not count, a
+    study writes there between runs."""
+    import subprocess
+
+    def git(*a):
+        try:
+            return subprocess.run(["git", "-C", SOURCE_ROOT] + list(a), capture_output=True,
+                                  text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError):
+            return None
+    head = git("rev-parse", "--short=7", "HEAD")
+    if head is None or head.returncode != 0 or not head.stdout.strip():
+        return "unknown"
+    diff = git("diff", "--quiet", "HEAD", "--", ".", ":(exclude)results")
+    return head.stdout.strip() + ("-dirty" if diff is not None and diff.returncode else "")
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")),
+                        "unknown")
+    except OSError:
+        return "unknown"
+
+
 def external_metadata(run_id, program, commands, versions=None, settings=None):
     """A JSON sidecar for rows written by the Python baselines, with the fields the C++
     sidecar has (microbench/harness/metadata.cpp) where they make sense."""
     import platform
     import socket
-    import subprocess
     import time
-    cpu = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "-C", SOURCE_ROOT, "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
+    cpu = cpu_model()
+    commit = source_commit()
     from .machine import is_secret
     env = {k: v for k, v in os.environ.items()
            if k.startswith(("UCX_", "OMPI_", "MPIR_", "MPICH_", "DASK_", "COMMBENCH_"))
@@ -168,7 +183,7 @@ def external_metadata(run_id, program, commands, versions=None, settings=None):
         "program": program,
         "command_line": " ; ".join(" ".join(c) if isinstance(c, (list, tuple)) else c
                                    for c in commands),
-        "git_commit": commit or "unknown",
+        "git_commit": commit,
         "origin": "external",
         "hosts": [socket.gethostname()],
         "cpu_model": cpu,
