@@ -98,9 +98,8 @@ def synthetic_rows(mpis=("openmpi", "mpich")):
 
 
 def run_plot(args):
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot")] + args,
-                       capture_output=True, text=True, timeout=120)
-    return p
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot")] + args,
+                          capture_output=True, text=True, timeout=120)
 
 
 class OutlierRuleTest(unittest.TestCase):
@@ -153,6 +152,11 @@ class SelectionTest(unittest.TestCase):
         self.assertEqual(len(splits["_mpi"]), 6)  # 3 policies x 2 MPIs
         # a panel's worth (counted without the MPI) stays in one figure
         self.assertEqual([s for s, _ in figures.split_series(keys[:6])], [""])
+        # the paper's policy on another wire (the wire ablation) is not a paper side
+        ablation = ("suite", "mpi", "cooperative", "per-frame", "openmpi")
+        splits = dict(figures.split_series(keys + [ablation]))
+        self.assertNotIn(ablation, splits[""])
+        self.assertIn(ablation, splits["_mpi"])
 
     def test_labels(self):
         self.assertEqual(figures.label(("external", "ucx_perftest", "poll", "tag", "")),
@@ -163,9 +167,38 @@ class SelectionTest(unittest.TestCase):
                          "NPtcp (external)")
         self.assertEqual(figures.label(("suite", "mpi", "cooperative", "per-frame", "mpich"),
                                        show_wire=True), "mpi:cooperative (per-frame wire)")
+        self.assertEqual(figures.label(("suite", "raw-tcp", "blocking", "packed", "")), "raw-tcp")
+        self.assertEqual(figures.app_label(("suite", "tcp", "epoll", "", "", "compact"), True),
+                         "tcp:epoll (compact layout)")
         self.assertEqual(figures.external_family("mpi4py"), "mpi")
         self.assertEqual(figures.fmt_value(5990.0, "µs"), "5.99 ms")
+        self.assertEqual(figures.fmt_value(2.5e5, "MB/s"), "2.5e+05 MB/s")
+        self.assertEqual(figures.fmt_value(2e5, ""), "2e+05")
         self.assertEqual(figures.fmt_x(4096, "size"), "4 KiB")
+
+    def test_micro_point_pools_repetitions(self):
+        rs = [ping("a", "mpi", "cooperative", "openmpi", 8, 1.0),
+              ping("b", "mpi", "cooperative", "openmpi", 8, 3.0)]
+        p = figures.micro_point(rs, "latency_us_p50")
+        # median of the medians; bars from the lowest minimum to the highest p99
+        self.assertEqual((p.y, p.n), (2.0, 2))
+        self.assertAlmostEqual(p.lo, 0.8)
+        self.assertAlmostEqual(p.hi, 9.0)
+        # one row without spread columns (an external tool): no bar
+        p = figures.micro_point([ping("e", "NPtcp", "", "", 8, 5.0, origin="external")],
+                                "latency_us_p50")
+        self.assertEqual((p.y, p.lo, p.hi, p.n), (5.0, None, None, 1))
+
+    def test_overhead_is_taken_within_a_run(self):
+        rows = [ping(run, b, p, "", 8, v) for run, b, p, v in (
+                    ("r1", "tcp", "epoll", 30.0), ("r1", "raw-tcp", "blocking", 10.0),
+                    ("r2", "tcp", "epoll", 40.0), ("r2", "raw-tcp", "blocking", 10.0))] + [
+                # no raw baseline in its run: no ratio, though r1 has one at that size
+                ping("r3", "tcp", "epoll", "", 8, 500.0)]
+        series, runs = figures.overhead_points(rows)
+        self.assertEqual(runs, {"r1", "r2"})
+        p = series[("suite", "tcp", "epoll", "", "")][8]
+        self.assertEqual((p.y, p.lo, p.hi, p.n), (3.5, 3.0, 4.0, 2))
 
     def test_app_points_median_and_spread(self):
         pts = figures.app_points(synthetic_rows(("openmpi",)), "wall_s", "merge")
@@ -241,6 +274,9 @@ class PlotTest(unittest.TestCase):
         self.assertIn("median over runs", cap)
         self.assertIn("Rows: Open MPI, MPICH", cap)
         self.assertIn("Panels: Open MPI, MPICH", self.by_file["latency_small.png"]["caption"])
+        # pooled runs are named in a fixed order (not a set's)
+        self.assertIn("Runs: cmp-mpich, cmp-openmpi. Runs pooled",
+                      self.by_file["latency_small.png"]["caption"])
 
     def test_missing_data_skips_figures_and_stale_ones_are_removed(self):
         only = [r for r in synthetic_rows(("openmpi",)) if r["benchmark"] == "merge"]

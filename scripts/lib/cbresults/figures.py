@@ -9,6 +9,7 @@ import math
 import statistics
 from collections import defaultdict
 
+from .select import family, series_label
 from .sizes import fmt_size
 
 FAMILIES = ("mpi", "ucx", "tcp")  # the paper's order: MPI4Dask, UCX(-Py), TCP
@@ -22,13 +23,8 @@ MAX_SERIES = 6  # per panel; beyond it a figure is split
 EXTERNAL_FAMILY = {"ucx_perftest": "ucx", "NPtcp": "tcp", "dask-tcp": "tcp", "NPmpi": "mpi",
                    "osu": "mpi", "mpi4py": "mpi"}
 
-
 # External tools with one way of running: their label needs no progress policy.
 SINGLE_MODE_TOOLS = ("NPtcp", "NPmpi", "osu", "dask-tcp")
-
-
-def family(backend):
-    return backend[4:] if backend.startswith("raw-") else backend
 
 
 def external_family(backend):
@@ -59,11 +55,6 @@ def _finite(v):
     return v is not None and not (isinstance(v, float) and math.isnan(v))
 
 
-def median(values):
-    values = [v for v in values if _finite(v)]
-    return statistics.median(values) if values else None
-
-
 # --- micro series ----------------------------------------------------------------------
 
 def micro_key(r):
@@ -81,10 +72,7 @@ def label(key, show_wire=False):
         else:  # e.g. mpi4py blocking / mpi4py asyncio
             name = "%s %s" % (backend, progress)
         return name + " (external)"
-    if backend.startswith("raw-") or not progress:
-        name = backend
-    else:
-        name = "%s:%s" % (backend, progress)
+    name = series_label((origin, backend, progress, mpi), with_mpi=False)
     if show_wire and wire and not backend.startswith("raw-"):
         name += " (%s wire)" % wire
     return name
@@ -111,6 +99,13 @@ class Point:
 
     def __repr__(self):
         return "Point(%g, %s, %s, n=%d)" % (self.y, self.lo, self.hi, self.n)
+
+
+def spread_point(values):
+    """Median of values (runs), min..max as the spread when there are several."""
+    several = len(values) > 1
+    return Point(statistics.median(values), min(values) if several else None,
+                 max(values) if several else None, len(values))
 
 
 # metric -> (lower-spread column, upper-spread column)
@@ -170,15 +165,6 @@ def series_points(rows, metric):
         if pts:
             out[k] = pts
     return out
-
-
-class Selection:
-    """The rows behind one figure and what the caption says about them."""
-
-    def __init__(self, series, runs, note=""):
-        self.series = series  # {key: {x: Point}}
-        self.runs = sorted(runs)
-        self.note = note
 
 
 def family_selection(rows, fam):
@@ -254,12 +240,8 @@ def overhead_points(rows, benchmark="pingpong", metric="latency_us_p50"):
         if base:
             acc[micro_key(r)][int(r["size_bytes"])].append(r[metric] / base)
             runs.add(r["run_id"])
-    out = {}
-    for k, by_size in acc.items():
-        out[k] = {s: Point(statistics.median(v), min(v) if len(v) > 1 else None,
-                           max(v) if len(v) > 1 else None, len(v))
-                  for s, v in sorted(by_size.items())}
-    return out, runs
+    return {k: {s: spread_point(v) for s, v in sorted(by_size.items())}
+            for k, by_size in acc.items()}, runs
 
 
 # --- applications ----------------------------------------------------------------------
@@ -303,13 +285,11 @@ def app_points(rows, metric, benchmark=None):
         if metric in ("throughput_MBps", "rows_per_s") and v <= 0:
             continue  # appbench writes 0 when nothing crossed the wire: not applicable
         acc[app_key(r)][int(r["workers"])].append(v)
-    return {k: {w: Point(statistics.median(v), min(v) if len(v) > 1 else None,
-                         max(v) if len(v) > 1 else None, len(v))
-                for w, v in sorted(ws.items())} for k, ws in acc.items()}
+    return {k: {w: spread_point(v) for w, v in sorted(ws.items())} for k, ws in acc.items()}
 
 
-def app_label(key, show_layout=False):
-    base = label(key[:5])
+def app_label(key, show_layout=False, show_wire=False):
+    base = label(key[:5], show_wire)
     if show_layout and key[5] and key[0] == "suite":
         base += " (%s layout)" % key[5]
     return base
@@ -322,24 +302,34 @@ def identity(key):
     return key[:4] + key[5:]
 
 
+def identities(keys):
+    """The distinct identities of keys (sorted by `order`), first seen first."""
+    ids = []
+    for k in keys:
+        if identity(k) not in ids:
+            ids.append(identity(k))
+    return ids
+
+
+def is_paper_side(key):
+    """The paper's policy of its family, on the default (empty / packed) wire."""
+    return PAPER_POLICY.get(family(key[1])) == key[2] and key[3] in ("", "packed")
+
+
 def split_series(keys, max_series=MAX_SERIES):
     """[(suffix, keys)]: all keys in one figure when each panel (MPI) fits; else the
     paper's sides with the raw baselines and externals under no suffix, and one figure per
     family ('_mpi', ...) with that family's series."""
     keys = sorted(keys, key=order)
-    ids = []
-    for k in keys:
-        if identity(k) not in ids:
-            ids.append(identity(k))
+    ids = identities(keys)
     if len(ids) <= max_series:
         return [("", keys)]
-    main = [i for i in ids if i[0] == "external" or (i[0] == "suite" and i[1].startswith("raw-"))
-            or PAPER_POLICY.get(family(i[1])) == i[2] and i[3] in ("", "packed")]
+    main = [i for i in ids if is_external(i) or is_raw(i) or is_paper_side(i)]
     if len(main) > max_series:
-        main = [i for i in main if not (i[0] == "suite" and i[1].startswith("raw-"))]
+        main = [i for i in main if not is_raw(i)]
     main = main[:max_series]
     out = [("", [k for k in keys if identity(k) in main])] if main else []
-    fams = [f for f in FAMILIES] + sorted({series_family(i) or "other" for i in ids}
+    fams = list(FAMILIES) + sorted({series_family(i) or "other" for i in ids}
                                            - set(FAMILIES))
     for fam in fams:
         fi = [i for i in ids if (series_family(i) or "other") == fam and i[0] != "external"]
@@ -388,8 +378,6 @@ def fmt_value(v, unit):
         return ("%.3g ms" % (v / 1000)) if v < 1e6 else ("%.3g s" % (v / 1e6))
     if unit == "x":
         return "%.3gx" % v
-    if v >= 1e5:
-        return "%.3g %s" % (v, unit) if unit else "%.3g" % v
     return ("%.3g %s" % (v, unit)).strip()
 
 
