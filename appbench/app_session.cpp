@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
@@ -34,6 +35,16 @@ uint64_t parse_u64(const std::string& s, const std::string& what) {
   }
   if (pos != s.size() || s.empty()) throw std::invalid_argument("bad " + what + " '" + s + "'");
   return v;
+}
+
+// --backend-opt KEY=VALUE pairs (checked at parse) as BackendOptions::extra.
+std::map<std::string, std::string> backend_extra(const std::vector<std::string>& kvs) {
+  std::map<std::string, std::string> extra;
+  for (const auto& kv : kvs) {
+    auto eq = kv.find('=');
+    extra[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return extra;
 }
 
 }  // namespace
@@ -142,10 +153,7 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
   install_pooled_host_allocator();
   BackendOptions bo;
   bo.progress = opts_.progress;
-  for (const auto& kv : opts_.backend_opts) {
-    auto eq = kv.find('=');
-    bo.extra[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  bo.extra = backend_extra(opts_.backend_opts);
   try {
     host_ = listen_host(opts_.interface);
     backend_ = registry().create(opts_.backend, loop_, bo);
@@ -286,10 +294,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   Json s;
   s["backend"] = opts_.backend;
   s["progress"] = backend_->progress();
-  Json extra = Json::object();  // KEY=VALUE as an object, as the microbenchmarks record it
-  for (const auto& kv : opts_.backend_opts)
-    extra[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
-  s["backend_opts"] = extra;
+  s["backend_opts"] = backend_extra(opts_.backend_opts);  // an object, as microbench has it
   s["layout"] = to_string(topo_.layout);
   s["workers"] = topo_.workers();
   s["runs"] = opts_.runs;

@@ -14,6 +14,7 @@
 #include "harness/csv_writer.hpp"
 #include "harness/machine_state.hpp"
 #include "harness/metadata.hpp"
+#include "harness/program_info.hpp"
 #include "runtime/client.hpp"
 #include "runtime/functions.hpp"
 #include "runtime/topology.hpp"
@@ -58,7 +59,6 @@ class AppSession {
   // `add_options` adds the workload's options; `resolve` checks them (and applies the
   // preset) and throws std::invalid_argument with a one-line message. `sizes` maps the
   // workload's size names to the options that set them (--list-options).
-  using SizeOptions = std::vector<std::pair<std::string, std::string>>;
   AppSession(int argc, char** argv, const std::string& program, const std::string& description,
              const SizeOptions& sizes,
              const std::function<void(CLI::App&, AppOptions&)>& add_options,

@@ -153,8 +153,10 @@ int main(int argc, char** argv) {
       auto t1 = Clock::now();
       if (!complete) break;
       batches.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / (2.0 * kBatch));
-      if (t1 > s.deadline) complete = false;
-      if (!complete) break;
+      if (t1 > s.deadline) {
+        complete = false;
+        break;
+      }
     }
     if (batches.empty()) break;
     double low = *std::min_element(batches.begin(), batches.end());

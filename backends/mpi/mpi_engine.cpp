@@ -1,6 +1,5 @@
 #include "mpi/mpi_engine.hpp"
 
-#include <stdexcept>
 #include <sys/prctl.h>
 
 #include "comm/errors.hpp"
@@ -115,10 +114,7 @@ Engine::~Engine() {
     Op* op = ops_.back();
     MPI_Request r = reqs_.back();
     remove(*op);
-    if (r != MPI_REQUEST_NULL) {
-      if (!op->counted_send) MPI_Cancel(&r);  // as in abandon()
-      ctx_->bury(r, op->recv_channel);
-    }
+    if (r != MPI_REQUEST_NULL) retire(*op, r);
     op->engine = nullptr;
   }
   ctx_->engine_removed();
@@ -156,6 +152,18 @@ void Engine::on_cancel(CancelRegistration* r) {
   e->loop_.schedule(op->handle);
 }
 
+void Engine::retire(const Op& op, MPI_Request r) noexcept {
+  // A data send is buried, never cancelled. The close notice tells the peer how many
+  // messages we sent it (Channel::sent) and the peer's reads fail only once that many
+  // have arrived (Channel::exhausted). Open MPI never cancels a send, but MPICH (ch4)
+  // does cancel one whose rendezvous has not matched yet: the peer then waits forever
+  // for a message that never comes, and never learns of the close (FaultSuite
+  // DropMidMessage/mpi_* hung under MPICH). Cancelling sends is also deprecated in
+  // MPI 4.0. So the send ends when the peer receives it or drains it after its own close.
+  if (!op.counted_send) MPI_Cancel(&r);
+  ctx_->bury(r, op.recv_channel);
+}
+
 void Engine::abandon(Op& op, bool resume) noexcept {
   bool suspended = op.slot != Op::npos;
   if (suspended) {
@@ -165,16 +173,7 @@ void Engine::abandon(Op& op, bool resume) noexcept {
     if (op.token.can_be_cancelled()) op.token.state()->remove(&op.reg);
   }
   if (op.req != MPI_REQUEST_NULL) {
-    // A data send is buried, never cancelled. The close notice tells the peer how many
-    // messages we sent it (Channel::sent) and the peer's reads fail only once that many
-    // have arrived (Channel::exhausted). Open MPI never cancels a send, but MPICH (ch4)
-    // does cancel one whose rendezvous has not matched yet: the peer then waited forever
-    // for a message that would never come, and never learned of the close (FaultSuite
-    // DropMidMessage/mpi_* hung under MPICH). Cancelling sends is also deprecated in
-    // MPI 4.0. The send now ends when the peer receives it or drains it after its own
-    // close, as it always did under Open MPI.
-    if (!op.counted_send) MPI_Cancel(&op.req);
-    ctx_->bury(op.req, op.recv_channel);
+    retire(op, op.req);
     op.req = MPI_REQUEST_NULL;
   }
   op.unlink();

@@ -20,7 +20,6 @@
 
 #include <coroutine>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "mpi/mpi_op.hpp"
@@ -73,9 +72,8 @@ class Engine final : public Poller {
     return Wait(*this, op, token, Progress::batched);
   }
 
-  // Cancels op's request (a counted data send is not cancelled, see the .cpp), hands it
-  // to the graveyard and, with `resume`, resumes its waiter, which then throws
-  // CommClosedError.
+  // Hands op's request to the graveyard (retire) and, with `resume`, resumes its waiter,
+  // which then throws CommClosedError.
   void abandon(Op& op, bool resume = true) noexcept;
 
   // Poller.
@@ -88,6 +86,9 @@ class Engine final : public Poller {
   friend class Wait;
   void add(Op& op);
   void remove(Op& op) noexcept;
+  // Hands op's outstanding request `r` to the graveyard, cancelled first unless it is a
+  // counted data send (see the definition).
+  void retire(const Op& op, MPI_Request r) noexcept;
   static void on_cancel(CancelRegistration* r);
   bool test_set();
 

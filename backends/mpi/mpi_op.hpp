@@ -34,8 +34,8 @@ struct Op {
   MPI_Status status{};
   Engine* engine = nullptr;
   Channel* recv_channel = nullptr;  // set for receives on a data channel
-  // A send on a data channel, counted in Channel::sent: abandon() never cancels it (see
-  // Engine::abandon), so every message the close notice announces really arrives.
+  // A send on a data channel, counted in Channel::sent: the engine never cancels it (see
+  // Engine::retire), so every message the close notice announces really arrives.
   bool counted_send = false;
   int error = MPI_SUCCESS;          // MPI error of a failed request
   bool aborted = false;             // cancelled by abort/close: resumes with CommClosedError

@@ -1,6 +1,5 @@
 #include "ucx/ucx_worker.hpp"
 
-#include <stdexcept>
 #include <utility>
 
 #include "comm/errors.hpp"

@@ -2,8 +2,6 @@
 
 #include <stdexcept>
 
-#include "runtime/event_loop.hpp"
-
 namespace commbench {
 
 uint64_t parse_inject_delay(const std::string& us) {
@@ -19,13 +17,6 @@ uint64_t parse_inject_delay(const std::string& us) {
   if (pos != us.size() || !(value >= 0 && value <= 3.6e9))
     throw std::invalid_argument("bad --inject-delay '" + us + "' (microseconds, e.g. 5)");
   return static_cast<uint64_t>(value * 1000);
-}
-
-void inject_delay(uint64_t ns) noexcept {
-  if (ns == 0) return;
-  uint64_t until = EventLoop::now_ns() + ns;
-  while (EventLoop::now_ns() < until) {
-  }
 }
 
 }  // namespace commbench

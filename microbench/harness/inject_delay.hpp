@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/event_loop.hpp"
+
 namespace commbench {
 
 // "5", "0.5" (microseconds, >= 0) -> nanoseconds; "" = 0. Throws std::invalid_argument
@@ -15,6 +17,13 @@ uint64_t parse_inject_delay(const std::string& us);
 
 // Spins for `ns` without yielding: the time is spent on the writer's core, as a slower
 // communication layer would spend it (a sleep would hand the core to someone else).
-void inject_delay(uint64_t ns) noexcept;
+// Inline: it sits inside timed loops, where the usual ns == 0 must cost a compare, not a
+// call into another translation unit.
+inline void inject_delay(uint64_t ns) noexcept {
+  if (ns == 0) return;
+  uint64_t until = EventLoop::now_ns() + ns;
+  while (EventLoop::now_ns() < until) {
+  }
+}
 
 }  // namespace commbench

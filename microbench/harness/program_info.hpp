@@ -11,12 +11,14 @@
 
 namespace commbench {
 
+// Semantic size name -> the option that sets it, e.g. {"max", "--max-size"}.
+using SizeOptions = std::vector<std::pair<std::string, std::string>>;
+
 // What --list-options reports beside the options themselves.
 struct ProgramShape {
   std::string program;
   bool raw_baselines = false;  // --list-backends lists raw-* too (the microbenchmarks)
-  // Semantic size name -> the option that sets it, e.g. {"max", "--max-size"}.
-  std::vector<std::pair<std::string, std::string>> sizes;
+  SizeOptions sizes;
   std::vector<std::string> layouts;  // --layout's values (apps), or none
 };
 
