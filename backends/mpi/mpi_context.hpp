@@ -111,8 +111,9 @@ class Context {
   static std::shared_ptr<Context> acquire(PairMethod method, bool method_given);
   // Null until the first acquire().
   static Context* current() noexcept;
-  // Frees the communicators this context duplicated. Run by MPI_Finalize (through an
-  // attribute on MPI_COMM_SELF), after which the context must not be used.
+  // Frees the communicators this context duplicated, then waits for every rank (see the
+  // definition). Run by MPI_Finalize (through an attribute on MPI_COMM_SELF), after which
+  // the context must not be used.
   void release_communicators() noexcept;
 
   int rank() const noexcept { return rank_; }

@@ -12,12 +12,18 @@
 //                is held while its sends are in the graveyard and freed once they end
 //   peer-exit    a read pending on a peer that closes everything and calls MPI_Finalize
 //                fails with CommClosedError instead of hanging
+//   finalize-skew  rank 1 calls MPI_Finalize right after an echo while rank 0 keeps its
+//                engine polling MPI for 300 ms first: both MPI_Finalize calls return
+//                (MPICH 4.0.2 over UCX tcp hung here without the barrier at the end of
+//                mpi::Context::release_communicators; ctest runs it with UCX_TLS=tcp)
 // Run as: mpirun -np 2 mpi_backend_test MODE [N]  (cycles also works with -np 1). Prints
 // one PASS/FAIL line per rank and exits non-zero on failure.
 #include <mpi.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -374,6 +380,40 @@ bool cancelled_write() {
           (settled ? "both freed" : "not freed within 10 s"));
 }
 
+// Both ranks send, then reach MPI_Finalize 300 ms apart, the later one making MPI progress
+// (its engine polls the control channel) while the other is already finalizing.
+bool finalize_skew() {
+  auto loop = std::make_unique<EventLoop>();
+  auto backend = make(*loop);
+  std::unique_ptr<Listener> listener;
+  long served = 0;
+  std::string addr = echo_server(*backend, *loop, 1, listener, served);
+  std::string what = "echo";
+  try {
+    if (g_rank == 0) {
+      auto comm = loop->run(backend->make_connector()->connect(addr, 10s));
+      char payload[64] = {};
+      Message out({Buffer{payload, sizeof payload, MemoryKind::host}}), in;
+      loop->run(with_timeout(*loop, 10s, [&](CancelToken t) -> Task<void> {
+        co_await comm->write(out, t);
+        co_await comm->read(in, t);
+      }));
+      loop->run(comm->close());
+      loop->run(pause(*loop, 300ms));  // rank 1 is in MPI_Finalize by now
+    } else {
+      loop->run(with_timeout(*loop, 10s, [&](CancelToken t) -> Task<void> {
+        while (served < 1) co_await loop->sleep_for(1ms, t);
+      }));
+    }
+  } catch (const std::exception& e) {
+    what += std::string(" failed: ") + e.what();
+  }
+  listener.reset();
+  backend.reset();
+  loop.reset();
+  return report(what == "echo", "finalize-skew: " + what + ", now finalizing");
+}
+
 // Returns only on rank 0; rank 1 finalizes and exits inside.
 bool peer_exit() {
   auto loop = std::make_unique<EventLoop>();
@@ -429,8 +469,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   std::string mode = argc > 1 ? argv[1] : "";
   bool ok = false;
-  bool needs_two =
-      mode == "idle" || mode == "noservice" || mode == "peer-exit" || mode == "cancelled-write";
+  bool needs_two = mode == "idle" || mode == "noservice" || mode == "peer-exit" ||
+                   mode == "cancelled-write" || mode == "finalize-skew";
   if (needs_two && g_size < 2) {
     report(false, mode + " needs 2 ranks");
   } else if (mode == "cycles") {
@@ -445,16 +485,32 @@ int main(int argc, char** argv) {
     ok = cancelled_write();
   } else if (mode == "peer-exit") {
     ok = peer_exit();
+  } else if (mode == "finalize-skew") {
+    ok = finalize_skew();
   } else {
     std::fprintf(stderr,
                  "usage: mpi_backend_test cycles [N] | idle | noservice | lanes | "
-                 "cancelled-write | peer-exit\n");
+                 "cancelled-write | peer-exit | finalize-skew\n");
   }
   int mine = ok ? 1 : 0, all = 0;
   if (mode == "peer-exit")
     all = mine;  // rank 1 has finalized already
+  else if (mode == "finalize-skew")
+    all = mine;  // a collective here would line the ranks up again
   else
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  if (mode == "finalize-skew") {
+    // A hang in MPI_Finalize is the failure: name it instead of waiting for ctest's timeout.
+    std::signal(SIGALRM, [](int) {
+      const char msg[] = "FAIL: finalize-skew: MPI_Finalize did not return within 30 s\n";
+      ssize_t n = write(2, msg, sizeof msg - 1);
+      (void)n;
+      _exit(1);
+    });
+    alarm(30);
+  }
   MPI_Finalize();
+  if (mode == "finalize-skew")
+    std::printf("rank %d: PASS: finalize-skew: MPI_Finalize returned\n", g_rank);
   return all ? 0 : 1;
 }

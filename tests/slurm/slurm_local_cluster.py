@@ -1,0 +1,313 @@
+#!/usr/bin/python3
+"""CTest slurm_local_cluster: a real Slurm on this machine, end to end.
+
+  up (scripts/slurm/local_cluster) -> srun path (scripts/slurm/srun_smoke: validated
+  ping-pong of every backend, transpose_sum per backend) -> sbatch --wait of
+  scripts/slurm/smoke.sbatch (the same through srun inside a batch allocation) -> sbatch
+  --wait of scripts/slurm/commbench.sbatch with a tiny tcp-only profile (reproduce under a
+  one-node allocation, no build) -> down; then no process of the cluster may be left.
+
+Every step must leave CSVs with rows. Exit 77 (CTest: skipped) only when local_cluster
+says this machine cannot run Slurm (not root, packages missing). The driver makes itself
+the subreaper of what it starts, so the daemons it stops are reaped here, and it keeps its
+own deadline (--budget) so that it cleans up before CTest's TIMEOUT would kill it."""
+
+import argparse
+import csv
+import ctypes
+import glob
+import os
+import shutil
+import signal
+import sys
+import time
+
+SKIP = 77
+
+
+class Failed(Exception):
+    pass
+
+
+class Interrupted(Exception):
+    pass
+
+
+def make_subreaper():
+    PR_SET_CHILD_SUBREAPER = 36
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def csv_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def live(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+def session_of(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[4])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def proc_tree():
+    """{pid: (ppid, exe basename)} of live processes."""
+    tree = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] in ("Z", "X"):
+                continue
+            exe = os.path.basename(os.readlink("/proc/%d/exe" % pid)).split(" ")[0]
+        except (OSError, IndexError):
+            continue
+        tree[pid] = (int(fields[1]), exe)
+    return tree
+
+
+def stop_own_clients(daemon_pids):
+    """SIGKILL what this driver started and still runs (srun_smoke, srun, sbatch after an
+    interrupt or a time limit): every descendant except the cluster's daemons, its step
+    daemons and their tasks, which `local_cluster down` ends the proper way."""
+    tree = proc_tree()
+    kids = {}
+    for pid, (ppid, _) in tree.items():
+        kids.setdefault(ppid, []).append(pid)
+    spared = set()
+    todo = [p for p, (_, exe) in tree.items()
+            if p in daemon_pids or exe.startswith("slurmstepd")]
+    while todo:
+        p = todo.pop()
+        if p not in spared:
+            spared.add(p)
+            todo.extend(kids.get(p, []))
+    victims, todo = [], list(kids.get(os.getpid(), []))
+    while todo:
+        p = todo.pop()
+        if p not in spared:
+            victims.append(p)
+        todo.extend(kids.get(p, []))
+    for p in victims:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if victims:
+        print("    stopped %d process(es) this test had started: %s" % (
+            len(victims), " ".join(map(str, victims))))
+        time.sleep(0.2)
+        reap()
+
+
+def leftovers(conf, sessions):
+    """Live processes (not this one) in a daemon's session, or whose environment names the
+    cluster's slurm.conf (srun, slurmstepd, job tasks)."""
+    marker = ("SLURM_CONF=%s" % conf).encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        pid = int(entry)
+        if not live(pid):
+            continue
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        if session_of(pid) in sessions:
+            found.append((pid, cmd))
+            continue
+        try:
+            with open("/proc/%d/environ" % pid, "rb") as f:
+                if marker in f.read().split(b"\0"):
+                    found.append((pid, cmd))
+        except OSError:
+            pass
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--build-dir", required=True)
+    ap.add_argument("--flavor", required=True)
+    ap.add_argument("--dir", required=True, help="the cluster's scratch folder")
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--out", required=True, help="CSV output folder (emptied first)")
+    ap.add_argument("--budget", type=float, default=240,
+                    help="seconds for all steps before cleaning up (default 240)")
+    args = ap.parse_args()
+
+    sys.path.insert(0, os.path.join(args.source_dir, "scripts", "lib"))
+    from cbresults import launch
+
+    t_start = time.time()
+    deadline = t_start + args.budget
+    slurm = os.path.join(args.source_dir, "scripts", "slurm")
+    lc = os.path.join(slurm, "local_cluster")
+    conf = os.path.join(args.dir, "slurm.conf")
+    make_subreaper()
+
+    def on_signal(signum, frame):
+        raise Interrupted(signal.Signals(signum).name)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, on_signal)
+
+    def step(label, cmd, env=None, limit=120):
+        left = deadline - time.time()
+        if left < 5:
+            raise Failed("%s: no time left in the %.0f s budget" % (label, args.budget))
+        t0 = time.time()
+        rc, out = launch.run(cmd, env=env, timeout=min(limit, left))
+        print("[%5.1f s] %s: exit %d in %.1f s" % (t0 - t_start, label, rc, time.time() - t0))
+        print("\n".join("    " + line for line in out.rstrip().splitlines()), flush=True)
+        return rc, out
+
+    def need_rows(path, at_least=1):
+        if not os.path.exists(path):
+            raise Failed("%s: missing" % path)
+        rows = csv_rows(path)
+        if len(rows) < at_least:
+            raise Failed("%s: %d rows, expected at least %d" % (path, len(rows), at_least))
+        bad = [r for r in rows if (r.get("wrong") or "0") not in ("0", "0.0")]
+        if bad:
+            raise Failed("%s: %d rows with wrong bytes" % (path, len(bad)))
+        print("    %s: %d rows" % (os.path.relpath(path, args.out), len(rows)))
+
+    # A cluster left by an earlier, killed run of this test goes first.
+    if os.path.isdir(args.dir):
+        step("stale cluster: down", [lc, "down", "--dir", args.dir])
+    shutil.rmtree(args.out, ignore_errors=True)
+    os.makedirs(args.out)
+
+    rc, out = step("local_cluster up", [lc, "up", "--dir", args.dir, "--port", str(args.port),
+                                        "--cluster-name", "cb" + args.flavor])
+    if rc == SKIP:
+        print(out.strip().splitlines()[-1] if out.strip() else "skipped")
+        return SKIP
+    daemons = {}
+    status = 0
+    try:
+        if rc != 0:
+            raise Failed("local_cluster up failed")
+        for pf in glob.glob(os.path.join(args.dir, "pids", "*.pid")):
+            with open(pf) as f:
+                daemons[os.path.basename(pf)[:-4]] = int(f.read().split()[0])
+        print("    daemons: %s" % ", ".join("%s %d" % kv for kv in sorted(daemons.items())))
+        env = dict(os.environ)
+        env["SLURM_CONF"] = conf
+
+        # 1. srun from outside an allocation: every step its own job
+        srun_out = os.path.join(args.out, "srun")
+        rc, _ = step("srun path (srun_smoke)", [
+            os.path.join(slurm, "srun_smoke"), "--build-dir", args.build_dir,
+            "--out", srun_out], env=env)
+        if rc != 0:
+            raise Failed("srun_smoke exited %d" % rc)
+        need_rows(os.path.join(srun_out, "pingpong-%s.csv" % args.flavor), 5)
+        for b in ("tcp", "mpi", "ucx"):
+            need_rows(os.path.join(srun_out, "transpose_sum-%s-%s.csv" % (b, args.flavor)), 2)
+
+        # 2. a batch job whose steps are srun inside its allocation
+        sb_out = os.path.join(args.out, "sbatch-smoke")
+        benv = dict(env, COMMBENCH_BUILD_DIR=args.build_dir, COMMBENCH_SMOKE_OUT=sb_out,
+                    COMMBENCH_SMOKE_ARGS="--app-backends mpi")
+        rc, _ = step("sbatch --wait smoke.sbatch", [
+            "sbatch", "--wait", "--chdir", args.source_dir, "--time", "3",
+            "--output", os.path.join(args.out, "sbatch-smoke.out"),
+            os.path.join(slurm, "smoke.sbatch")], env=benv)
+        print_file(os.path.join(args.out, "sbatch-smoke.out"))
+        if rc != 0:
+            raise Failed("smoke batch job exited %d" % rc)
+        need_rows(os.path.join(sb_out, "pingpong-%s.csv" % args.flavor), 5)
+        need_rows(os.path.join(sb_out, "transpose_sum-mpi-%s.csv" % args.flavor), 2)
+
+        # 3. the study's own batch file, tiny and tcp only, on a one-node allocation
+        cb_out = os.path.join(args.out, "commbench-sbatch")
+        cenv = dict(env, COMMBENCH_PROFILE="--tiny", COMMBENCH_MPI=args.flavor,
+                    COMMBENCH_BUILD_DIR=args.build_dir, COMMBENCH_INTERFACE="127.0.0.1",
+                    COMMBENCH_WORKERS="2", COMMBENCH_OUT=cb_out,
+                    COMMBENCH_EXTRA_ARGS="--backends tcp --skip app,external,dask "
+                                         "--wait-quiet 0")
+        rc, _ = step("sbatch --wait commbench.sbatch (--tiny, tcp)", [
+            "sbatch", "--wait", "--chdir", args.source_dir, "--nodes", "1", "--ntasks", "2",
+            "--ntasks-per-node", "2", "--time", "3",
+            "--output", os.path.join(args.out, "commbench-sbatch.out"),
+            os.path.join(slurm, "commbench.sbatch")], env=cenv)
+        print_file(os.path.join(args.out, "commbench-sbatch.out"), tail=12)
+        if rc != 0:
+            raise Failed("commbench.sbatch job exited %d" % rc)
+        need_rows(os.path.join(cb_out, "csv", "pingpong-tcp-%s.csv" % args.flavor))
+    except Failed as e:
+        print("FAILED: %s" % e, flush=True)
+        status = 1
+    except Interrupted as e:
+        print("interrupted (%s); cleaning up" % e, flush=True)
+        status = 1
+    finally:
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
+        stop_own_clients(set(daemons.values()))
+        rc, _ = launch.run([lc, "down", "--dir", args.dir], timeout=60)
+        print("[%5.1f s] local_cluster down: exit %d" % (time.time() - t_start, rc))
+        if rc != 0:
+            status = 1
+        time.sleep(0.2)
+        reap()
+        left = [(n, p) for n, p in daemons.items() if live(p)]
+        left_any = leftovers(conf, set(daemons.values()))
+        if left or left_any:
+            status = 1
+            print("FAILED: left running after down: %s" % "; ".join(
+                ["%s pid %d" % lp for lp in left] + ["pid %d: %s" % lp for lp in left_any]))
+        else:
+            print("    no process of the cluster left (%s)" % ", ".join(sorted(daemons)))
+        if os.path.exists(args.dir):
+            status = 1
+            print("FAILED: %s still exists after down" % args.dir)
+    print("slurm_local_cluster (%s): %s in %.1f s" % (
+        args.flavor, "passed" if status == 0 else "FAILED", time.time() - t_start))
+    return status
+
+
+def print_file(path, tail=None):
+    try:
+        lines = open(path, errors="replace").read().rstrip().splitlines()
+    except OSError:
+        print("    (%s: none)" % path)
+        return
+    if tail:
+        lines = lines[-tail:]
+    print("    --- %s" % os.path.basename(path))
+    print("\n".join("    | " + line for line in lines), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
