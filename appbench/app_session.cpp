@@ -14,6 +14,7 @@
 #include "harness/host_memory.hpp"
 #include "harness/inject_delay.hpp"
 #include "harness/interface.hpp"
+#include "harness/network_metadata.hpp"
 #include "harness/program_info.hpp"
 #include "harness/result_schema.hpp"
 #include "harness/run_guard.hpp"
@@ -81,8 +82,10 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
                  "Write every worker-to-worker transfer (run, from, to, key, bytes, start, "
                  "seconds) to this CSV file");
   app.add_option("--interface", opts_.interface,
-                 "Network interface name or IP address to listen on (default: first "
-                 "non-loopback interface that is up, else 127.0.0.1)");
+                 "Network interface name or IP address to listen on, also steering MPI's and "
+                 "UCX's transports to it (default: $COMMBENCH_INTERFACE; else 127.0.0.1 when "
+                 "all ranks share a host, else the interface whose subnet reaches every "
+                 "other host)");
   app.add_option("--connect-timeout", opts_.connect_timeout_s,
                  "Seconds to wait for a connection or for all workers to register")
       ->capture_default_str();
@@ -139,7 +142,8 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
     exit_bad_option(program, e.what());
   }
 
-  boot_ = std::make_unique<Bootstrap>(argc, argv, program);
+  InterfaceRequest iface_request = interface_request(opts_.interface);
+  boot_ = std::make_unique<Bootstrap>(argc, argv, program, iface_request.value);
   arm_run_timeout(boot_->program(), opts_.timeout_s);
   topo_.ranks = boot_->size();
   topo_.rank = boot_->rank();
@@ -154,8 +158,8 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
   BackendOptions bo;
   bo.progress = opts_.progress;
   bo.extra = backend_extra(opts_.backend_opts);
+  iface_ = agree_listen_interface(*boot_, iface_request);
   try {
-    host_ = listen_host(opts_.interface);
     backend_ = registry().create(opts_.backend, loop_, bo);
   } catch (const std::exception& e) {
     boot_->fail_all(e.what());
@@ -246,7 +250,7 @@ void AppSession::close_connections() {
 int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   // Every rank listens; the addresses travel through the bootstrap, nothing else does.
   try {
-    listener_ = backend_->make_listener(backend_->default_listen_address(host_));
+    listener_ = backend_->make_listener(backend_->default_listen_address(iface_.address));
     loop_.run(listener_->start([this](std::unique_ptr<Comm> c) { return handle(std::move(c)); }));
   } catch (const std::exception& e) {
     boot_->fail_here(std::string("cannot listen: ") + e.what());
@@ -302,10 +306,16 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   s["preset"] = opts_.preset;
   s["fetch_concurrency"] = opts_.fetch_concurrency;
   s["slice_us"] = opts_.slice_us;
-  s["listen_host"] = host_;
+  s["listen_host"] = iface_.address;
   s["inject_delay_ns"] = opts_.inject_delay_ns;
   s.update(settings);
   Json meta = collect_metadata(*boot_, argv_, run_id_, s, load_at_start_);
+  // Rank 0's connections, while they are still open (the library describes live ones).
+  Json transports = Json::object();
+  if (boot_->rank() == 0)
+    if (auto t = channels_.transports(); !t.empty())
+      transports[opts_.backend + ":" + backend_->progress()] = t;
+  add_network_metadata(meta, *boot_, iface_, transports);
   boot_->barrier();  // every rank's roles are done: nobody still needs a connection
   close_connections();
   if (topo_.is_client()) {

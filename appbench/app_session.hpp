@@ -12,6 +12,7 @@
 
 #include "harness/bootstrap.hpp"
 #include "harness/csv_writer.hpp"
+#include "harness/interface.hpp"
 #include "harness/machine_state.hpp"
 #include "harness/metadata.hpp"
 #include "harness/program_info.hpp"
@@ -112,7 +113,7 @@ class AppSession {
   std::FILE* transfer_log_ = nullptr;
   std::string run_id_;
   LoadAverage load_at_start_;
-  std::string host_;
+  InterfaceChoice iface_;  // where the listener binds, and why
   unsigned long long total_wrong_ = 0;
   size_t records_ = 0;
 };

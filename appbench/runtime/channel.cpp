@@ -1,9 +1,18 @@
 #include "runtime/channel.hpp"
 
+#include <set>
+
 namespace commbench::app {
 
 void ChannelSet::abort_all() noexcept {
   for (Channel* ch : live_) ch->abort();
+}
+
+std::vector<std::string> ChannelSet::transports() const {
+  std::set<std::string> all;
+  for (Channel* ch : live_)
+    for (auto& t : ch->comm().transports()) all.insert(std::move(t));
+  return {all.begin(), all.end()};
 }
 
 bool peer_is_gone(const std::exception& e) noexcept {

@@ -7,7 +7,9 @@
 // a coroutine that resumes into freed memory).
 #pragma once
 
+#include <string>
 #include <unordered_set>
+#include <vector>
 
 namespace commbench {
 class EventLoop;
@@ -30,6 +32,9 @@ class ChannelSet {
   // Aborts every channel (no I/O; the peers see a reset). Channels stay registered until
   // their owners destroy them.
   void abort_all() noexcept;
+  // Every transport the open channels travel on (Comm::transports()), sorted, without
+  // repeats: run metadata, not for hot paths.
+  std::vector<std::string> transports() const;
 
  private:
   EventLoop& loop_;

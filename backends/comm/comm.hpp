@@ -39,6 +39,10 @@ class Comm {
 
   virtual std::string local_address() const = 0;
   virtual std::string peer_address() const = 0;
+  // The library transports this connection's data travels on, as the library names them
+  // (UCX: "sysv/memory", "tcp/eth0"); empty when the backend has nothing to add to its
+  // scheme. For run metadata: it may cost a formatted report, never call it per message.
+  virtual std::vector<std::string> transports() const { return {}; }
 
   // Convenience: read into a fresh Message.
   Task<Message> read_message(CancelToken token = {}) {

@@ -23,6 +23,7 @@ class FaultComm final : public Comm {
   bool closed() const noexcept override { return inner_->closed(); }
   std::string local_address() const override { return "fault+" + inner_->local_address(); }
   std::string peer_address() const override { return "fault+" + inner_->peer_address(); }
+  std::vector<std::string> transports() const override { return inner_->transports(); }
 
   Comm& inner() noexcept { return *inner_; }
 

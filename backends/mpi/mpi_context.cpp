@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "comm/errors.hpp"
+#include "comm/library_steering.hpp"
 #include "mpi/mpi_comm.hpp"
 #include "mpi/mpi_wire.hpp"
 
@@ -29,6 +30,9 @@ void ensure_mpi() {
   MPI_Initialized(&initialized);
   if (!initialized) {
     // Unit tests and tools without a harness: we initialize, and finalize at exit.
+    // Steered like a benchmark (comm/library_steering.hpp), so these listen on no
+    // wildcard address either.
+    steer_libraries("");
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     std::atexit(&finalize_at_exit);
@@ -78,6 +82,19 @@ void Context::release_communicators() noexcept {
   for (MPI_Comm& c : lanes_) MPI_Comm_free(&c);
   lanes_.clear();
   free_pair_comms(pairs_);
+  // Last, and after every call above that drives progress: wait until every rank is here.
+  // MPICH 4.0.2 (ch4:ucx) finalizes by flushing its endpoints, progressing only until its
+  // own flushes end, then blocking in a PMI barrier. Over UCX's tcp transport a flush
+  // sends a zero-length PUT and waits for the peer's ACK. A rank that makes MPI progress
+  // while its peer is already finalizing (our engine's teardown, the receives above, an
+  // application still running its loop) ACKs the peer's PUT early; the peer leaves for the
+  // PMI barrier and never reads this rank's own PUT, so this rank's MPI_Finalize never
+  // returns (bandwidth --backend mpi across vcluster hosts hung in ~1 of 3 runs;
+  // mpi_finalize_skew always did with UCX_TLS=tcp). Upstream fixed it in 2023 (MPICH
+  // PR 6596). With every rank here, the flushes start together and the rest of
+  // MPI_Finalize before them makes no progress calls. Every rank runs this: the context
+  // is created collectively over MPI_COMM_WORLD, and MPI_Finalize is collective too.
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 Context* Context::current() noexcept {

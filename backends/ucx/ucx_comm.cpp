@@ -5,6 +5,7 @@
 
 #include "comm/errors.hpp"
 #include "comm/frame_header.hpp"
+#include "ucx/ucx_lanes.hpp"
 
 namespace commbench::ucx {
 
@@ -63,6 +64,10 @@ UcxComm::UcxComm(std::shared_ptr<Worker> data, std::shared_ptr<Worker> control,
 
 UcxComm::~UcxComm() {
   abort();
+}
+
+std::vector<std::string> UcxComm::transports() const {
+  return endpoint_transports(ep_->data);
 }
 
 void UcxComm::release_user() noexcept {

@@ -43,6 +43,7 @@ class UcxComm final : public Comm {
   bool closed() const noexcept override { return closed_ || peer_closed_ || ep_->failed; }
   std::string local_address() const override { return local_; }
   std::string peer_address() const override { return peer_; }
+  std::vector<std::string> transports() const override;  // the data endpoint's lanes
 
  private:
   // Posts one tag send; on immediate completion op.done is set and nothing is pending.

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "comm/errors.hpp"
+#include "comm/library_steering.hpp"
 
 namespace commbench::ucx {
 
@@ -147,7 +148,9 @@ class Worker::Engine final : public Poller {
 
 Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
   ucp_config_t* config = nullptr;
-  // UCX_* environment variables (UCX_TLS, UCX_RNDV_THRESH...) apply here.
+  // UCX_* environment variables (UCX_TLS, UCX_RNDV_THRESH...) apply here, so the
+  // steering (UCX_NET_DEVICES) must be in place first; a no-op after the harness did it.
+  steer_libraries("");
   ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
   if (s != UCS_OK) throw CommError(status_message("ucp_config_read", s));
   ucp_params_t params{};

@@ -38,6 +38,9 @@ class CommDriver final : public Driver {
     return it == env_.opts.backend_options.extra.end() ? "" : it->second;
   }
   std::string gpu_path() const override { return std::string(gpu::to_string(path_)); }
+  std::vector<std::string> transports() const override {
+    return comm_ ? comm_->transports() : std::vector<std::string>{};
+  }
 
   void connect() override {
     auto timeout =

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/bench_options.hpp"
 #include "harness/bootstrap.hpp"
@@ -30,6 +31,9 @@ class Driver {
   virtual std::string wire() const { return ""; }
   // CSV "gpu_path": how device buffers cross (none = host memory or a host-only driver).
   virtual std::string gpu_path() const { return "none"; }
+  // The library transports this rank's connection uses (Comm::transports()); empty when
+  // the driver has none to name. Metadata only: called once, outside the timed loops.
+  virtual std::vector<std::string> transports() const { return {}; }
 
   // Collective between ranks 0 and 1: connect.
   virtual void connect() = 0;

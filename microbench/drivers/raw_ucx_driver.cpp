@@ -17,6 +17,7 @@
 #include "drivers/raw_baselines.hpp"
 #include "drivers/window_buffers.hpp"
 #include "harness/pattern.hpp"
+#include "ucx/ucx_lanes.hpp"
 
 namespace commbench {
 
@@ -69,6 +70,7 @@ class RawUcxDriver final : public Driver {
   ~RawUcxDriver() override { close(); }
   std::string backend() const override { return kRawUcx.name; }
   std::string progress() const override { return kRawUcx.policy; }
+  std::vector<std::string> transports() const override { return ucx::endpoint_transports(ep_); }
 
   void connect() override {
     int rank = env_.boot.rank();

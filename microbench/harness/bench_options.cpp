@@ -74,8 +74,10 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                "'wrong' column counts mismatches (timings then include the checks)");
   app.add_option("--csv", o.csv, "Write tidy CSV rows here (and a .json metadata sidecar)");
   app.add_option("--interface", o.interface,
-                 "Network interface name or IP address to listen on (default: the first "
-                 "non-loopback interface that is up, else 127.0.0.1)");
+                 "Network interface name or IP address to listen on, also steering MPI's and "
+                 "UCX's transports to it (default: $COMMBENCH_INTERFACE; else 127.0.0.1 when "
+                 "all ranks share a host, else the interface whose subnet reaches every "
+                 "other host)");
   app.add_option("--connect-timeout", o.connect_timeout_s, "Seconds to wait for a connection")
       ->capture_default_str();
   app.add_option("--timeout", o.run_timeout_s,

@@ -10,6 +10,7 @@
 #include "gpu/gpu_path.hpp"
 #include "harness/interface.hpp"
 #include "harness/metadata.hpp"
+#include "harness/network_metadata.hpp"
 #include "harness/run_guard.hpp"
 #include "harness/sizes.hpp"
 
@@ -33,7 +34,8 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
     exit_bad_option(program, e.what());
   }
 
-  boot_ = std::make_unique<Bootstrap>(argc, argv, program);
+  InterfaceRequest iface_request = interface_request(opts_.interface);
+  boot_ = std::make_unique<Bootstrap>(argc, argv, program, iface_request.value);
   arm_run_timeout(boot_->program(), opts_.run_timeout_s);
   if (boot_->size() < 2)
     boot_->fail_all("needs 2 ranks (got " + std::to_string(boot_->size()) +
@@ -48,19 +50,14 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
       boot_->fail_all("--memory cuda: " + (have ? std::string("a rank has no usable GPU") : why));
   }
 
-  std::string host;
-  try {
-    host = listen_host(opts_.interface);
-  } catch (const std::exception& e) {
-    boot_->fail_all(e.what());
-  }
+  iface_ = agree_listen_interface(*boot_, iface_request);
   LoopOptions lo = loop_.options();
   lo.spin_budget = std::chrono::nanoseconds(static_cast<long long>(opts_.idle_spin_us * 1000));
   if (opts_.idle_yield_after_us >= 0)
     lo.spin_yield_after =
         std::chrono::nanoseconds(static_cast<long long>(opts_.idle_yield_after_us * 1000));
   loop_.set_options(lo);
-  env_ = std::make_unique<DriverEnv>(DriverEnv{*boot_, loop_, opts_, host});
+  env_ = std::make_unique<DriverEnv>(DriverEnv{*boot_, loop_, opts_, iface_.address});
   try {
     for (const auto& spec : opts_.specs) drivers_.push_back(make_driver(spec, *env_));
   } catch (const std::exception& e) {
@@ -204,6 +201,12 @@ int BenchSession::finish() {
   settings["spin_yield_after_ns"] = loop_.options().spin_yield_after.count();
   settings["inject_delay_ns"] = opts_.delay_ns;
   Json meta = collect_metadata(*boot_, argv_, run_id_, settings, load_at_start_);
+  // Before the close below: the library can only describe a live connection.
+  Json transports = Json::object();
+  if (boot_->rank() == 0)
+    for (const auto& d : drivers_)
+      if (auto t = d->transports(); !t.empty()) transports[d->backend() + ":" + d->progress()] = t;
+  add_network_metadata(meta, *boot_, iface_, transports);
   for (auto& d : drivers_) {
     try {
       d->close();

@@ -12,6 +12,7 @@
 #include "harness/bench_options.hpp"
 #include "harness/bootstrap.hpp"
 #include "harness/csv_writer.hpp"
+#include "harness/interface.hpp"
 #include "harness/machine_state.hpp"
 #include "runtime/event_loop.hpp"
 
@@ -61,6 +62,7 @@ class BenchSession {
  private:
   BenchOptions opts_;
   std::unique_ptr<Bootstrap> boot_;
+  InterfaceChoice iface_;  // where our listeners bind, and why
   EventLoop loop_;
   std::vector<std::unique_ptr<Driver>> drivers_;
   std::unique_ptr<DriverEnv> env_;

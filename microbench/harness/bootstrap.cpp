@@ -6,22 +6,35 @@
 #include <stdexcept>
 #include <thread>
 
+#include "harness/finalize_watchdog.hpp"
+#include "harness/inherited_listeners.hpp"
+
 namespace commbench {
 
-Bootstrap::Bootstrap(int& argc, char**& argv, std::string program) : program_(std::move(program)) {
+Bootstrap::Bootstrap(int& argc, char**& argv, std::string program, const std::string& interface)
+    : program_(std::move(program)) {
+  inherited_closed_ = close_inherited_listeners();
+  steering_ = &steer_libraries(interface);
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   if (provided < MPI_THREAD_FUNNELED)
     fail_all("the MPI library provides thread level " + std::to_string(provided) +
-             ", the event loop needs MPI_THREAD_FUNNELED or better", 1);
+                 ", the event loop needs MPI_THREAD_FUNNELED or better",
+             1);
 }
 
 Bootstrap::~Bootstrap() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (finalized) return;
+  // Every rank enters MPI_Finalize together: a rank still driving MPI progress while a
+  // peer already finalizes is what sets off MPICH 4.0.2's finalize race over UCX tcp
+  // (harness/finalize_watchdog.hpp); the watchdog bounds what the barrier cannot prevent.
+  MPI_Barrier(MPI_COMM_WORLD);
+  FinalizeWatchdog watchdog(rank_);
+  MPI_Finalize();
 }
 
 std::vector<std::string> Bootstrap::allgather(const std::string& mine) const {
@@ -52,7 +65,9 @@ std::string Bootstrap::broadcast(const std::string& value, int root) const {
   return out;
 }
 
-void Bootstrap::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+void Bootstrap::barrier() const {
+  MPI_Barrier(MPI_COMM_WORLD);
+}
 
 bool Bootstrap::all(bool mine) const {
   int in = mine ? 1 : 0, out = 0;

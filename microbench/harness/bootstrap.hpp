@@ -8,13 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "comm/library_steering.hpp"
+
 namespace commbench {
 
 class Bootstrap {
  public:
-  // Initializes MPI with MPI_THREAD_FUNNELED (the loop calls MPI from one thread) and
-  // fails with a clear message if the library provides less.
-  Bootstrap(int& argc, char**& argv, std::string program);
+  // Steers the libraries to `interface` (--interface; empty: none asked for; see
+  // comm/library_steering.hpp), then initializes MPI with MPI_THREAD_FUNNELED (the loop
+  // calls MPI from one thread) and fails with a clear message if the library provides
+  // less. An `interface` that names nothing on this host steers nothing: the session's
+  // choice of listening address (harness/interface.hpp) reports it for the whole job.
+  Bootstrap(int& argc, char**& argv, std::string program, const std::string& interface);
   ~Bootstrap();
   Bootstrap(const Bootstrap&) = delete;
   Bootstrap& operator=(const Bootstrap&) = delete;
@@ -22,6 +27,9 @@ class Bootstrap {
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
   const std::string& program() const noexcept { return program_; }
+  // What was set before MPI_Init, and how many launcher listeners this rank let go.
+  const LibrarySteering& steering() const noexcept { return *steering_; }
+  int inherited_listeners_closed() const noexcept { return inherited_closed_; }
 
   std::vector<std::string> allgather(const std::string& mine) const;
   std::string broadcast(const std::string& value, int root = 0) const;
@@ -42,6 +50,8 @@ class Bootstrap {
 
  private:
   std::string program_;
+  const LibrarySteering* steering_ = nullptr;
+  int inherited_closed_ = 0;
   int rank_ = 0;
   int size_ = 1;
 };

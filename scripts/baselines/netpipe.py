@@ -86,10 +86,10 @@ def run_nptcp(upper, host, timeout, workdir, repeats=None):
         rx.wait()
 
 
-def run_npmpi(flavor, upper, timeout, workdir, hostfile=None, repeats=None):
+def run_npmpi(flavor, upper, timeout, workdir, hostfile=None, repeats=None, interface=None):
     exe = NPMPI[flavor][0]
     out = os.path.join(workdir, "np-%s.out" % flavor)
-    cmd = mpirun_prefix(flavor, 2, hostfile, 1 if hostfile else None) + [
+    cmd = mpirun_prefix(flavor, 2, hostfile, 1 if hostfile else None, interface=interface) + [
         exe] + np_args(upper, repeats) + ["-o", out]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
@@ -110,6 +110,8 @@ def main(argv=None):
     ap.add_argument("--upper", default=str(1 << 20), help="largest size in bytes")
     ap.add_argument("--host", default="127.0.0.1", help="NPtcp: address of the receiver")
     ap.add_argument("--hostfile", help="NPmpi: hostfile (one rank per node)")
+    ap.add_argument("--interface", help="NPmpi: network interface the launcher and MPI's tcp "
+                                        "transport use")
     ap.add_argument("--repeats", type=int,
                     help="fixed round trips per trial (NetPIPE's -n; default: its own choice)")
     ap.add_argument("--timeout", type=float, default=300)
@@ -124,7 +126,8 @@ def main(argv=None):
             points, cmd = run_nptcp(int(a.upper), a.host, a.timeout, work, a.repeats)
             rows = to_rows(points or [], "NPtcp", run_id)
         else:
-            points, cmd = run_npmpi(a.mpi, int(a.upper), a.timeout, work, a.hostfile, a.repeats)
+            points, cmd = run_npmpi(a.mpi, int(a.upper), a.timeout, work, a.hostfile, a.repeats,
+                                    a.interface)
             rows = to_rows(points or [], "NPmpi", run_id, mpi=a.mpi)
     if not rows:
         print("%s: no result (command: %s)" % (exe, " ".join(cmd)), file=sys.stderr)

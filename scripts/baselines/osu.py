@@ -48,6 +48,8 @@ def main(argv=None):
     ap.add_argument("--osu-home", default=os.environ.get("OSU_HOME"))
     ap.add_argument("--profile", choices=["tiny", "quick", "full"], default="quick")
     ap.add_argument("--hostfile")
+    ap.add_argument("--interface", help="network interface the launcher and MPI's tcp "
+                                        "transport use (cbresults.launch.mpirun_prefix)")
     ap.add_argument("--timeout", type=float, default=600)
     a = ap.parse_args(argv)
     if not a.osu_home or not os.path.isdir(a.osu_home):
@@ -64,7 +66,8 @@ def main(argv=None):
             print("osu: %s not found under %s" % (tool, a.osu_home))
             continue
         flavor = linked_flavor(exe)
-        cmd = mpirun_prefix(flavor, 2, a.hostfile, 1 if a.hostfile else None) + [exe] + extra
+        cmd = mpirun_prefix(flavor, 2, a.hostfile, 1 if a.hostfile else None,
+                            interface=a.interface) + [exe] + extra
         cmds.append(cmd)
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout,

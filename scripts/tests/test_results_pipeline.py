@@ -49,6 +49,11 @@ def row(**kw):
     return r
 
 
+def _windows(words, n):
+    """Every run of `n` consecutive words: an option must keep its value next to it."""
+    return [words[i:i + n] for i in range(len(words) - n + 1)]
+
+
 class SchemaTest(unittest.TestCase):
     def test_columns_come_from_the_cpp_header(self):
         cols = schema.columns()
@@ -130,6 +135,30 @@ class SizesAndLaunchTest(unittest.TestCase):
         self.assertEqual(cmd[:2], ["mpirun.openmpi", "--oversubscribe"])
         self.assertIn("ppr:1:node", cmd)
         self.assertEqual(launch.mpirun_prefix("mpich", 4)[-2:], ["-np", "4"])
+
+    def test_mpirun_prefix_steers_the_launcher_to_an_interface(self):
+        om = launch.mpirun_prefix("openmpi", 2, None, 1, interface="ib0")
+        self.assertIn(["--mca", "btl_tcp_if_include", "ib0"], _windows(om, 3))
+        self.assertIn(["--mca", "oob_tcp_if_include", "ib0"], _windows(om, 3))
+        self.assertEqual(om[-2:], ["-np", "2"])
+        mp = launch.mpirun_prefix("mpich", 2, interface="ib0")
+        self.assertIn(["-iface", "ib0"], _windows(mp, 2))
+        # None, or an IP (which names no interface on the other hosts): nothing added.
+        for iface in (None, "10.0.0.1"):
+            self.assertEqual(launch.mpirun_prefix("openmpi", 2, interface=iface),
+                             launch.mpirun_prefix("openmpi", 2))
+            self.assertEqual(launch.mpirun_prefix("mpich", 2, interface=iface),
+                             launch.mpirun_prefix("mpich", 2))
+
+    def test_matrix_passes_the_interface_to_binary_and_launcher(self):
+        opts = {"options": [{"name": n, "aliases": [], "default": None, "takes_value": True,
+                             "description": ""} for n in ("--backend", "--progress", "--layout",
+                                                          "--runs", "--csv", "--interface")],
+                "layouts": ["compact"], "sizes": {}}
+        cmd = matrix.app_command("mpich", "/nonexistent/merge", opts, "tcp", None, "compact", 1,
+                                 [], 1, "x.csv", interface="eth1")
+        self.assertIn(["-iface", "eth1"], _windows(cmd, 2))
+        self.assertIn(["--interface", "eth1"], _windows(cmd, 2))
 
     def test_matrix_groups_policies_with_raw_baseline(self):
         def b(name, pols, raw=None, default=None):

@@ -147,7 +147,7 @@ def check_sidecar(binary, outdir, launcher):
         if os.path.exists(stale):
             os.remove(stale)
     cmd = launcher + [binary, "-b", "1", "-e", "1", "--iters", "10", "--warmup", "1", "--reps",
-                      "1", "--backend", "tcp", "--csv", csv]
+                      "1", "--backend", "tcp,ucx,raw-ucx", "--csv", csv]
     rc, out, err = run(cmd, timeout=100)
     if rc != 0:
         fail("%s exited %d: %s" % (" ".join(cmd), rc, (err or out).strip()[-400:]))
@@ -157,7 +157,7 @@ def check_sidecar(binary, outdir, launcher):
         meta = parse_json(f.read(), sidecar)
     for key in ("run_id", "date_utc", "program", "command_line", "git_commit", "mpi_flavor",
                 "ranks", "hosts", "cpu_model", "cpus_online", "versions", "environment",
-                "settings", "machine"):
+                "settings", "machine", "interface", "library_steering", "transports"):
         if key not in meta:
             fail("sidecar has no '%s'" % key)
     m = meta["machine"]
@@ -188,8 +188,51 @@ def check_sidecar(binary, outdir, launcher):
     if os.environ.get("COMMBENCH_TEST_VISIBLE") and "COMMBENCH_TEST_VISIBLE" not in meta[
             "environment"]:
         fail("COMMBENCH_TEST_VISIBLE is missing: the filter drops too much")
+    check_network(meta)
     print("ok: machine %s; %d environment variables, none secret" % (
         json.dumps(m), len(meta["environment"])))
+
+
+def check_network(meta):
+    """Where the listeners bound and why, what steered the libraries, and which transports
+    UCX chose: two ranks on this host, no --interface."""
+    i = meta["interface"]
+    want = {"requested": "", "address": "127.0.0.1", "how": "single host: loopback"}
+    if set(i) != {"requested", "name", "address", "how"} or any(i[k] != v for k, v in
+                                                                   want.items()):
+        fail("interface is %r, expected %r and a name" % (i, want))
+    if meta["settings"].get("listen_host") != i["address"]:
+        fail("settings.listen_host %r differs from interface.address" % meta["settings"].get(
+            "listen_host"))
+    st = meta["library_steering"]
+    for key in ("launcher_hosts", "launcher_evidence", "set", "kept", "in_effect",
+                "inherited_listeners_closed"):
+        if key not in st:
+            fail("library_steering has no '%s'" % key)
+    if st["launcher_hosts"] != "one":
+        fail("library_steering.launcher_hosts is %r under a 2-rank local launcher (%s)" % (
+            st["launcher_hosts"], st["launcher_evidence"]))
+    effect = st["in_effect"]
+    for name, value in st["set"].items():
+        if effect.get(name) != value:
+            fail("library_steering set %s=%s but in_effect says %r" % (name, value,
+                                                                      effect.get(name)))
+    if "UCX_NET_DEVICES" not in effect or "OMPI_MCA_btl" not in effect:
+        fail("library_steering.in_effect lacks UCX_NET_DEVICES or OMPI_MCA_btl: %s" % effect)
+    if effect["UCX_NET_DEVICES"] is None:
+        fail("UCX_NET_DEVICES is unset on a single host: UCX would listen on every device")
+    if meta["mpi_flavor"] == "openmpi" and effect["OMPI_MCA_btl"] is None:
+        fail("OMPI_MCA_btl is unset on a single host: the tcp BTL would listen on 0.0.0.0")
+    t = meta["transports"]
+    for label in ("ucx:cooperative", "raw-ucx:polling"):
+        lanes = t.get(label)
+        if not (isinstance(lanes, list) and lanes and all(
+                isinstance(x, str) and "/" in x for x in lanes)):
+            fail("transports[%r] is %r, expected UCX's lanes (e.g. sysv/memory)" % (label, lanes))
+    if any(k.startswith("tcp") for k in t):
+        fail("transports lists tcp (%s): only backends whose library names its lanes" % t)
+    print("ok: interface %s %s (%s); set %s; transports %s" % (
+        i["name"], i["address"], i["how"], st["set"], t))
 
 
 def check_probe(binary):

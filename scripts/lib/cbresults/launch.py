@@ -3,6 +3,7 @@ the root/oversubscribe settings Open MPI needs here, hostfiles, time limits, and
 benchmark binary (through its JSON interface, never its help or error text) which
 backends, policies and options it was built with."""
 
+import ipaddress
 import json
 import os
 import shutil
@@ -57,10 +58,23 @@ def hostfile_for(flavor, path):
     return out
 
 
-def mpirun_prefix(flavor, nprocs, hostfile=None, per_node=None, launcher=None):
+def is_ip(text):
+    try:
+        ipaddress.ip_address(text)
+        return True
+    except ValueError:
+        return False
+
+
+def mpirun_prefix(flavor, nprocs, hostfile=None, per_node=None, launcher=None, interface=None):
     """The launcher words for `nprocs` ranks. per_node=1 spreads ranks one per host (the
-    ping-pong layout on a cluster)."""
+    ping-pong layout on a cluster). `interface` (a name such as eth0 or ib0) steers the
+    launcher's own traffic and MPI's tcp transport to it: Open MPI's oob and tcp BTL
+    (`--mca ..._if_include`), MPICH's Hydra (`-iface`). The benchmarks steer the rest
+    themselves from --interface (UCX_NET_DEVICES; README "Networks"). An IP address names
+    no interface on the other hosts, so it steers nothing here."""
     exe = launcher or LAUNCHERS[flavor]
+    steer = interface if interface and not is_ip(interface) else None
     if hostfile:
         hostfile = hostfile_for(flavor, hostfile)
     cmd = [exe]
@@ -70,11 +84,15 @@ def mpirun_prefix(flavor, nprocs, hostfile=None, per_node=None, launcher=None):
             cmd += ["--hostfile", hostfile]
         if per_node:
             cmd += ["--map-by", "ppr:%d:node" % per_node]
+        if steer:
+            cmd += ["--mca", "btl_tcp_if_include", steer, "--mca", "oob_tcp_if_include", steer]
     else:
         if hostfile:
             cmd += ["-f", hostfile]
         if per_node:
             cmd += ["-ppn", str(per_node)]
+        if steer:
+            cmd += ["-iface", steer]
     cmd += ["-np", str(nprocs)]
     return cmd
 

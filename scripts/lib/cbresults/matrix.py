@@ -171,8 +171,8 @@ def micro_runs(flavor, build, fams, profile, csvdir, options, hostfile=None, int
                 "--csv", csv, "--timeout", "900"]
             if interface:
                 tail += ["--interface", interface]
-            cmd = mpirun_prefix(flavor, 2, hostfile, per_node) + [binary] + checked(
-                binary, options[bench], tail)
+            cmd = mpirun_prefix(flavor, 2, hostfile, per_node, interface=interface) + [
+                binary] + checked(binary, options[bench], tail)
             # rough seconds, only for the ETA
             scale = 10.0 if profile == "full" else 1.0
             weight = len(backends) * nsizes * scale * (0.1 if bench == "pingpong" else 2.0)
@@ -229,8 +229,8 @@ def app_command(flavor, binary, opts, backend, policy, layout, workers, size, ru
     if interface:
         tail += ["--interface", interface]
     tail += list(extra)
-    return mpirun_prefix(flavor, ranks_for(layout, workers), hostfile) + [binary] + checked(
-        binary, opts, tail)
+    return mpirun_prefix(flavor, ranks_for(layout, workers), hostfile,
+                         interface=interface) + [binary] + checked(binary, opts, tail)
 
 
 def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, options, hostfile=None,
