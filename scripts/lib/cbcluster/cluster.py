@@ -86,8 +86,11 @@ class Cluster:
             key, self.name, ", ".join(h["hostname"] for h in hosts)))
 
     # --- up --------------------------------------------------------------------------------
-    def up(self, nhosts, link, subnet="10.254.0", mtu=1500, emulator=None, emulator_cost=None):
-        """Builds the cluster. Any failure (or Ctrl-C) removes what was made, then re-raises."""
+    def up(self, nhosts, link, subnet="10.254.0", mtu=1500, emulator=None, emulator_cost=None,
+           via_emulator=False):
+        """Builds the cluster. Any failure (or Ctrl-C) removes what was made, then re-raises.
+        via_emulator: through the emulator even when the link needs none (calibration)."""
+        via = link.needs_emulator or via_emulator
         nsx.preflight()
         if not 1 <= nhosts <= MAX_HOSTS:
             raise ClusterError("--hosts %d: between 1 and %d" % (nhosts, MAX_HOSTS))
@@ -96,14 +99,14 @@ class Cluster:
             raise ClusterError("virtual cluster '%s' already exists: scripts/vcluster down%s"
                                % (self.name, "" if self.name == DEFAULT_NAME else
                                   " --name " + self.name))
-        if link.needs_emulator and not (emulator and os.access(emulator, os.X_OK)):
+        if via and not (emulator and os.access(emulator, os.X_OK)):
             raise ClusterError("delay/jitter/reorder need the link emulator; build it: "
                                "cmake --build --preset openmpi --target linkemu")
         os.makedirs(os.path.join(self.dir, "uts"), exist_ok=True)
         self.state = {
             "name": self.name, "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "interface": IFACE, "subnet": subnet + ".0/24", "mtu": mtu,
-            "link": dict(link.to_json(), mode="emulator" if link.needs_emulator else "bridge",
+            "link": dict(link.to_json(), mode="emulator" if via else "bridge",
                          description=link.describe()),
             "hosts": [], "emulator": None, "up": False,
         }
@@ -111,8 +114,8 @@ class Cluster:
         old = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
             for i in range(nhosts):
-                self._add_host(i, subnet, mtu, tap=link.needs_emulator)
-            if link.needs_emulator:
+                self._add_host(i, subnet, mtu, tap=via)
+            if via:
                 self._start_emulator(emulator, link, emulator_cost)
             else:
                 self._bridge(link, mtu)

@@ -154,7 +154,7 @@ def _verdict(rows, claim, mpi, value):
             "transport" if k == "transport" else "coroutine layers", ablation.fx(v))
     if spec["kind"] != "app" and f.get("transport") and f["transport"] < 1:
         why += " (UCX's shared-memory path beats MPI's on one host)"
-    why += "; the *network* row, where the paper's InfiniBand would count, is pending"
+    why += "; the *network* section (below) shows the same comparison across hosts"
     return "%s%s. %s." % (head, split, why)
 
 

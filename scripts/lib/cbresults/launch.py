@@ -66,6 +66,20 @@ def is_ip(text):
         return False
 
 
+# The virtual cluster every launch goes through, when one is in use (use_cluster).
+_CLUSTER = None
+VCLUSTER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "vcluster")
+
+
+def use_cluster(name):
+    """From now on every mpirun_prefix launches across the hosts of virtual cluster `name`
+    (scripts/vcluster mpirun: from host 0, ranks spread round robin, transports forced
+    onto the network); None goes back to this host."""
+    global _CLUSTER
+    _CLUSTER = name
+
+
 def mpirun_prefix(flavor, nprocs, hostfile=None, per_node=None, launcher=None, interface=None):
     """The launcher words for `nprocs` ranks. per_node=1 spreads ranks one per host (the
     ping-pong layout on a cluster). `interface` (a name such as eth0 or ib0) steers the
@@ -73,6 +87,10 @@ def mpirun_prefix(flavor, nprocs, hostfile=None, per_node=None, launcher=None, i
     (`--mca ..._if_include`), MPICH's Hydra (`-iface`). The benchmarks steer the rest
     themselves from --interface (UCX_NET_DEVICES; README "Networks"). An IP address names
     no interface on the other hosts, so it steers nothing here."""
+    if _CLUSTER:
+        # The cluster makes its own hostfile and steering; round robin already puts the
+        # two ping-pong ranks on two hosts.
+        return [VCLUSTER, "--name", _CLUSTER, "mpirun", flavor, "-np", str(nprocs), "--"]
     exe = launcher or LAUNCHERS[flavor]
     steer = interface if interface and not is_ip(interface) else None
     if hostfile:

@@ -1,0 +1,73 @@
+"""What the link emulator itself costs: two hosts on the full-speed bridge against two
+hosts through linkemu at zero delay, the same raw-tcp ping-pong (8 B) and bandwidth (4 MiB)
+on each, alternating rounds so both see the same machine state. Medians over rounds; the
+result (with every round's raw numbers and the command) is what `up` puts into every run's
+sidecar over the emulator (COMMBENCH_LINK.emulator_cost)."""
+
+import csv
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+
+
+def _vc(vcluster, name, *args, timeout=300):
+    p = subprocess.run([vcluster, "--name", name] + list(args), text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError("vcluster %s: %s" % (" ".join(args[:3]), p.stdout.strip()[-500:]))
+    return p.stdout
+
+
+def _measure(vcluster, name, build_dir, folder, tag):
+    pp = os.path.join(folder, "pp-%s.csv" % tag)
+    bw = os.path.join(folder, "bw-%s.csv" % tag)
+    _vc(vcluster, name, "mpirun", "openmpi" if "openmpi" in build_dir else "mpich", "--",
+        os.path.join(build_dir, "microbench", "pingpong"), "--backend", "raw-tcp", "-b", "8",
+        "-e", "8", "--iters", "4000", "--reps", "4", "--csv", pp)
+    _vc(vcluster, name, "mpirun", "openmpi" if "openmpi" in build_dir else "mpich", "--",
+        os.path.join(build_dir, "microbench", "bandwidth"), "--backend", "raw-tcp", "-b", "4M",
+        "-e", "4M", "--iters", "20", "--iters-large", "20", "--reps", "2", "--window", "16",
+        "--csv", bw)
+    with open(pp) as f:
+        lat = float(next(csv.DictReader(f))["latency_us_p50"])
+    with open(bw) as f:
+        mbps = float(next(csv.DictReader(f))["bandwidth_MBps"])
+    return lat, mbps
+
+
+def run(name, build_dir, rounds, out, vcluster):
+    rounds_out = []
+    with tempfile.TemporaryDirectory(prefix="vcluster-calibrate-") as tmp:
+        for i in range(rounds):
+            for mode, extra in (("bridge", []), ("emulator", ["--via-emulator"])):
+                _vc(vcluster, name, "down")
+                _vc(vcluster, name, "up", "--hosts", "2", *extra)
+                try:
+                    lat, mbps = _measure(vcluster, name, build_dir, tmp, "%s-%d" % (mode, i))
+                finally:
+                    _vc(vcluster, name, "down")
+                rounds_out.append({"round": i, "mode": mode, "latency_us_p50": lat,
+                                   "bandwidth_MBps": mbps})
+    med = {m: {k: statistics.median(r[k] for r in rounds_out if r["mode"] == m)
+               for k in ("latency_us_p50", "bandwidth_MBps")} for m in ("bridge", "emulator")}
+    result = {
+        "what": "raw-tcp between 2 virtual hosts: full-speed bridge vs linkemu at zero delay",
+        "added_latency_us_one_way": round(med["emulator"]["latency_us_p50"] -
+                                          med["bridge"]["latency_us_p50"], 2),
+        "latency_us_bridge": med["bridge"]["latency_us_p50"],
+        "latency_us_emulator": med["emulator"]["latency_us_p50"],
+        "bandwidth_MBps_bridge": round(med["bridge"]["bandwidth_MBps"], 1),
+        "bandwidth_MBps_emulator": round(med["emulator"]["bandwidth_MBps"], 1),
+        "rounds": rounds_out, "build_dir": os.path.relpath(build_dir),
+        "measured_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "load_avg_1min_after": os.getloadavg()[0],
+        "command": "scripts/vcluster calibrate --build-dir %s --rounds %d" % (
+            os.path.relpath(build_dir), rounds),
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(result, f, indent=2)
+    return result

@@ -1,0 +1,115 @@
+"""scripts/lib/cbcluster without root: the link spec, the launcher commands and agent, and
+reproduce's use of the cluster (launch.use_cluster)."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "lib"))
+
+from cbcluster import launchers, linkspec  # noqa: E402
+from cbresults import launch, network  # noqa: E402
+
+
+class LinkSpecTest(unittest.TestCase):
+    def test_units(self):
+        self.assertEqual(linkspec.parse_us("50us", "d"), 50)
+        self.assertEqual(linkspec.parse_us("1.5ms", "d"), 1500)
+        self.assertEqual(linkspec.parse_us("7", "d"), 7)
+        self.assertEqual(linkspec.parse_rate("10gbit"), 10_000_000_000)
+        self.assertEqual(linkspec.parse_rate("0"), 0)
+
+    def test_spec(self):
+        link = linkspec.parse("delay=50us,jitter=10us,reorder=1,rate=100mbit,loss=0.5")
+        self.assertTrue(link.needs_emulator)
+        self.assertEqual((link.delay_us, link.jitter_us, link.reorder_pct, link.rate_bps,
+                          link.loss_pct), (50, 10, 1, 100_000_000, 0.5))
+        self.assertIn("delay 50us", link.describe())
+        bridge = linkspec.parse("rate=1gbit,loss=1")
+        self.assertFalse(bridge.needs_emulator)  # tbf and nftables on the bridge
+        self.assertEqual(linkspec.parse("").describe(), "full speed")
+
+    def test_bad_input_is_one_line(self):
+        for bad, words in (("delay=soon", "duration"), ("rate=fast", "not a rate"),
+                           ("loss=150", "outside 0..100"), ("colour=red", "unknown link key"),
+                           ("delay", "KEY=VALUE"), ("jitter=5us", "needs a delay")):
+            with self.assertRaises(linkspec.SpecError) as e:
+                linkspec.parse(bad)
+            self.assertIn(words, str(e.exception))
+            self.assertNotIn("\n", str(e.exception))
+
+
+STATE = {"name": "t", "link": {"mode": "emulator", "delay_us": 50.0, "description": "delay 50us"},
+         "emulator": {"cost": {"added_latency_us_one_way": 5.7}},
+         "hosts": [{"index": i, "hostname": "t-h%d" % i, "netns": "t-h%d" % i,
+                    "uts": "/run/x/uts/t-h%d" % i, "address": "10.254.0.%d" % (i + 1)}
+                   for i in range(3)]}
+
+
+class LauncherTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        launchers.write_files(self.dir, STATE["hosts"])
+
+    def test_openmpi(self):
+        argv, env = launchers.mpirun_argv(self.dir, STATE, "openmpi", [], ["a.out"])
+        for words in (["--bind-to", "none"], ["--map-by", "node"], ["--mca", "btl", "tcp,self"],
+                      ["--mca", "oob_tcp_if_include", "eth0"], ["-np", "3"]):
+            self.assertTrue(any(argv[i:i + len(words)] == words for i in range(len(argv))),
+                            "%s not in %s" % (words, argv))
+        self.assertEqual(argv[-1], "a.out")
+        link = json.loads(env["COMMBENCH_LINK"])
+        self.assertEqual(link["emulator_cost"]["added_latency_us_one_way"], 5.7)
+        self.assertIn("-x", argv)
+
+    def test_mpich_keeps_user_np(self):
+        argv, env = launchers.mpirun_argv(self.dir, STATE, "mpich", ["-np", "5"], ["a.out"])
+        self.assertEqual(argv.count("-np"), 1)
+        self.assertIn("-iface", argv)
+        self.assertEqual(argv[argv.index("-launcher-exec") + 1], launchers.agent_path(self.dir))
+        with open(launchers.hostfile_path(self.dir, "mpich")) as f:
+            self.assertEqual(f.read().split(), ["10.254.0.1:1", "10.254.0.2:1", "10.254.0.3:1"])
+
+    def test_agent_maps_every_host(self):
+        with open(launchers.agent_path(self.dir)) as f:
+            text = f.read()
+        for h in STATE["hosts"]:
+            self.assertIn("%s|%s) ns=%s" % (h["address"], h["hostname"], h["netns"]), text)
+        self.assertTrue(os.access(launchers.agent_path(self.dir), os.X_OK))
+
+
+class ReproduceThroughClusterTest(unittest.TestCase):
+    def tearDown(self):
+        launch.use_cluster(None)
+
+    def test_prefix(self):
+        launch.use_cluster("cbstudy")
+        cmd = launch.mpirun_prefix("mpich", 4, hostfile="ignored", interface="eth0")
+        self.assertEqual(cmd[1:], ["--name", "cbstudy", "mpirun", "mpich", "-np", "4", "--"])
+        launch.use_cluster(None)
+        self.assertEqual(launch.mpirun_prefix("mpich", 2)[0], "mpirun.mpich")
+
+
+class NetworkSectionTest(unittest.TestCase):
+    def test_paper_lines_and_table(self):
+        rows = []
+        for b, p, us in (("mpi", "cooperative", 10.0), ("ucx", "polling", 12.0),
+                         ("tcp", "epoll", 20.0), ("raw-mpi", "blocking", 9.0)):
+            rows.append({"benchmark": "pingpong", "origin": "suite", "mpi": "mpich",
+                         "backend": b, "progress": p, "size_bytes": "8",
+                         "latency_us_p50": str(us)})
+        lines = network.paper_lines(rows)
+        self.assertIn("MPI 1.20x faster", lines[0])
+        self.assertIn("MPI 2.00x faster", lines[0])
+        table = "\n".join(network.table(rows))
+        self.assertIn("| mpich | mpi:cooperative | 10.0 (8 B) | 1.11x |", table)
+        md = network.section(rows, {"vcluster": {"hosts": 2, "link": {
+            "mode": "emulator", "description": "delay 50us"}}}, "/x", "/nonexistent")
+        self.assertIn("across 2 virtual hosts", " ".join(md))
+
+
+if __name__ == "__main__":
+    unittest.main()
