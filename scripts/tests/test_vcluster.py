@@ -94,21 +94,36 @@ class ReproduceThroughClusterTest(unittest.TestCase):
 
 
 class NetworkSectionTest(unittest.TestCase):
-    def test_paper_lines_and_table(self):
+    def test_paper_lines_are_interleaved_ratios(self):
         rows = []
-        for b, p, us in (("mpi", "cooperative", 10.0), ("ucx", "polling", 12.0),
-                         ("tcp", "epoll", 20.0), ("raw-mpi", "blocking", 9.0)):
-            rows.append({"benchmark": "pingpong", "origin": "suite", "mpi": "mpich",
-                         "backend": b, "progress": p, "size_bytes": "8",
-                         "latency_us_p50": str(us)})
+        for run, factor in (("r1", 1.0), ("r2", 1.0)):
+            for b, p, us in (("mpi", "cooperative", 10.0), ("ucx", "polling", 22.0),
+                             ("tcp", "epoll", 13.0)):
+                rows.append({"benchmark": "pingpong", "origin": "suite", "mpi": "mpich",
+                             "backend": b, "progress": p, "size_bytes": "8", "wire": "",
+                             "latency_us_p50": us * factor, "run_id": run})
         lines = network.paper_lines(rows)
-        self.assertIn("MPI 1.20x faster", lines[0])
-        self.assertIn("MPI 2.00x faster", lines[0])
-        table = "\n".join(network.table(rows))
-        self.assertIn("| mpich | mpi:cooperative | 10.0 (8 B) | 1.11x |", table)
-        md = network.section(rows, {"vcluster": {"hosts": 2, "link": {
-            "mode": "emulator", "description": "delay 50us"}}}, "/x", "/nonexistent")
-        self.assertIn("across 2 virtual hosts", " ".join(md))
+        self.assertEqual(len(lines), 1)
+        self.assertIn("mpi:cooperative vs ucx:polling 2.20x", lines[0])
+        self.assertIn("mpi:cooperative vs tcp:epoll 1.30x", lines[0])
+        self.assertNotIn("separate runs", lines[0])
+
+    def test_latest_study_and_label(self):
+        root = tempfile.mkdtemp()
+        for name, started in (("vcluster2-bridge-x", "2026-01-01T00:00:00Z"),
+                              ("vcluster2-delay50us-x", "2026-01-02T00:00:00Z")):
+            os.makedirs(os.path.join(root, name))
+            with open(os.path.join(root, name, "all.csv"), "w") as f:
+                f.write("benchmark\n")
+            with open(os.path.join(root, name, "manifest.json"), "w") as f:
+                json.dump({"started_utc": started, "vcluster": {"hosts": 2, "link": {
+                    "mode": "emulator", "description": name}}}, f)
+        where, m = network.latest_study(root)
+        self.assertTrue(where.endswith("vcluster2-delay50us-x"))
+        self.assertIsNone(network.latest_study(tempfile.mkdtemp()))
+        label = network.link_label(dict(m["vcluster"], emulator_cost={
+            "added_latency_us_one_way": 5.72, "command": "scripts/vcluster calibrate"}))
+        self.assertIn("emulator, vcluster2-delay50us-x; the emulator itself adds 5.72 us", label)
 
 
 if __name__ == "__main__":

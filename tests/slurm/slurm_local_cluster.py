@@ -13,14 +13,22 @@ the subreaper of what it starts, so the daemons it stops are reaped here, and it
 own deadline (--budget) so that it cleans up before CTest's TIMEOUT would kill it."""
 
 import argparse
-import csv
 import ctypes
-import glob
+import importlib.machinery
+import importlib.util
+import json
 import os
 import shutil
 import signal
 import sys
 import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SLURM = os.path.join(ROOT, "scripts", "slurm")
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+
+from cbcluster import namespaces as nsx  # noqa: E402
+from cbresults import launch  # noqa: E402
 
 SKIP = 77
 
@@ -51,17 +59,13 @@ def reap():
             return
 
 
-def csv_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def live(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
-        return False
+def load_script(path):
+    """A Python script without .py (scripts/slurm/srun_smoke) as a module."""
+    loader = importlib.machinery.SourceFileLoader(os.path.basename(path), path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name,
+                                                                             loader))
+    loader.exec_module(module)
+    return module
 
 
 def session_of(pid):
@@ -134,7 +138,7 @@ def leftovers(conf, sessions):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         pid = int(entry)
-        if not live(pid):
+        if not nsx.alive(pid):
             continue
         try:
             with open("/proc/%d/cmdline" % pid, "rb") as f:
@@ -155,7 +159,6 @@ def leftovers(conf, sessions):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--source-dir", required=True)
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--flavor", required=True)
     ap.add_argument("--dir", required=True, help="the cluster's scratch folder")
@@ -165,13 +168,11 @@ def main():
                     help="seconds for all steps before cleaning up (default 240)")
     args = ap.parse_args()
 
-    sys.path.insert(0, os.path.join(args.source_dir, "scripts", "lib"))
-    from cbresults import launch
 
     t_start = time.time()
     deadline = t_start + args.budget
-    slurm = os.path.join(args.source_dir, "scripts", "slurm")
-    lc = os.path.join(slurm, "local_cluster")
+    smoke = load_script(os.path.join(SLURM, "srun_smoke"))   # its CSV check
+    lc = os.path.join(SLURM, "local_cluster")
     conf = os.path.join(args.dir, "slurm.conf")
     make_subreaper()
 
@@ -193,13 +194,12 @@ def main():
     def need_rows(path, at_least=1):
         if not os.path.exists(path):
             raise Failed("%s: missing" % path)
-        rows = csv_rows(path)
-        if len(rows) < at_least:
-            raise Failed("%s: %d rows, expected at least %d" % (path, len(rows), at_least))
-        bad = [r for r in rows if (r.get("wrong") or "0") not in ("0", "0.0")]
-        if bad:
-            raise Failed("%s: %d rows with wrong bytes" % (path, len(bad)))
-        print("    %s: %d rows" % (os.path.relpath(path, args.out), len(rows)))
+        rows, wrong = smoke.csv_rows(path)
+        if rows < at_least:
+            raise Failed("%s: %d rows, expected at least %d" % (path, rows, at_least))
+        if wrong:
+            raise Failed("%s: %d rows with wrong bytes" % (path, wrong))
+        print("    %s: %d rows" % (os.path.relpath(path, args.out), rows))
 
     # A cluster left by an earlier, killed run of this test goes first.
     if os.path.isdir(args.dir):
@@ -217,9 +217,8 @@ def main():
     try:
         if rc != 0:
             raise Failed("local_cluster up failed")
-        for pf in glob.glob(os.path.join(args.dir, "pids", "*.pid")):
-            with open(pf) as f:
-                daemons[os.path.basename(pf)[:-4]] = int(f.read().split()[0])
+        with open(os.path.join(args.dir, "cluster.json")) as f:
+            daemons = {tag: pid for tag, _, pid in json.load(f)["daemons"]}
         print("    daemons: %s" % ", ".join("%s %d" % kv for kv in sorted(daemons.items())))
         env = dict(os.environ)
         env["SLURM_CONF"] = conf
@@ -227,7 +226,7 @@ def main():
         # 1. srun from outside an allocation: every step its own job
         srun_out = os.path.join(args.out, "srun")
         rc, _ = step("srun path (srun_smoke)", [
-            os.path.join(slurm, "srun_smoke"), "--build-dir", args.build_dir,
+            os.path.join(SLURM, "srun_smoke"), "--build-dir", args.build_dir,
             "--out", srun_out], env=env)
         if rc != 0:
             raise Failed("srun_smoke exited %d" % rc)
@@ -240,9 +239,9 @@ def main():
         benv = dict(env, COMMBENCH_BUILD_DIR=args.build_dir, COMMBENCH_SMOKE_OUT=sb_out,
                     COMMBENCH_SMOKE_ARGS="--app-backends mpi")
         rc, _ = step("sbatch --wait smoke.sbatch", [
-            "sbatch", "--wait", "--chdir", args.source_dir, "--time", "3",
+            "sbatch", "--wait", "--chdir", ROOT, "--time", "3",
             "--output", os.path.join(args.out, "sbatch-smoke.out"),
-            os.path.join(slurm, "smoke.sbatch")], env=benv)
+            os.path.join(SLURM, "smoke.sbatch")], env=benv)
         print_file(os.path.join(args.out, "sbatch-smoke.out"))
         if rc != 0:
             raise Failed("smoke batch job exited %d" % rc)
@@ -257,10 +256,10 @@ def main():
                     COMMBENCH_EXTRA_ARGS="--backends tcp --skip app,external,dask "
                                          "--wait-quiet 0")
         rc, _ = step("sbatch --wait commbench.sbatch (--tiny, tcp)", [
-            "sbatch", "--wait", "--chdir", args.source_dir, "--nodes", "1", "--ntasks", "2",
+            "sbatch", "--wait", "--chdir", ROOT, "--nodes", "1", "--ntasks", "2",
             "--ntasks-per-node", "2", "--time", "3",
             "--output", os.path.join(args.out, "commbench-sbatch.out"),
-            os.path.join(slurm, "commbench.sbatch")], env=cenv)
+            os.path.join(SLURM, "commbench.sbatch")], env=cenv)
         print_file(os.path.join(args.out, "commbench-sbatch.out"), tail=12)
         if rc != 0:
             raise Failed("commbench.sbatch job exited %d" % rc)
@@ -281,7 +280,7 @@ def main():
             status = 1
         time.sleep(0.2)
         reap()
-        left = [(n, p) for n, p in daemons.items() if live(p)]
+        left = [(n, p) for n, p in daemons.items() if nsx.alive(p)]
         left_any = leftovers(conf, set(daemons.values()))
         if left or left_any:
             status = 1

@@ -1,13 +1,18 @@
 #include "forward_stats.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
+#include <utility>
 
 namespace linkemu {
 namespace {
+
+constexpr std::pair<const char*, std::uint64_t PortCounters::*> kSummed[] = {
+    {"frames_in", &PortCounters::frames_in},       {"bytes_in", &PortCounters::bytes_in},
+    {"frames_out", &PortCounters::frames_out},     {"bytes_out", &PortCounters::bytes_out},
+    {"dropped_loss", &PortCounters::dropped_loss}, {"dropped_limit", &PortCounters::dropped_limit},
+    {"reordered", &PortCounters::reordered},       {"write_eagain", &PortCounters::write_eagain},
+    {"write_errors", &PortCounters::write_errors},
+};
 
 double quantile_us(std::vector<Nanos>& v, double q) {
   const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
@@ -17,17 +22,27 @@ double quantile_us(std::vector<Nanos>& v, double q) {
 
 }  // namespace
 
+nlohmann::json summed_counters_json(const PortCounters& c) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, member] : kSummed) out[name] = c.*member;
+  return out;
+}
+
+void add_summed_counters(PortCounters& total, const PortCounters& c) {
+  for (const auto& [name, member] : kSummed) total.*member += c.*member;
+}
+
 void LatenessSample::add(Nanos late_ns) {
   ++seen_;
   sum_ns_ += static_cast<double>(late_ns);
   max_ns_ = std::max(max_ns_, late_ns);
-  if (values_.size() < capacity_) {
+  if (values_.size() < kCapacity) {
     values_.push_back(late_ns);
     return;
   }
   // Reservoir sampling: every departure so far stays in the sample with equal chance.
   const auto slot = pick_() % seen_;
-  if (slot < capacity_) values_[slot] = late_ns;
+  if (slot < kCapacity) values_[slot] = late_ns;
 }
 
 nlohmann::json LatenessSample::summary_us() const {
@@ -39,22 +54,6 @@ nlohmann::json LatenessSample::summary_us() const {
   out["p99"] = quantile_us(copy, 0.99);
   out["max"] = static_cast<double>(max_ns_) / 1e3;
   return out;
-}
-
-bool write_json_file(const std::string& path, const nlohmann::json& doc) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (f == nullptr) return false;
-  const std::string text = doc.dump(2) + "\n";
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    errno = err;
-    return false;
-  }
-  return true;
 }
 
 }  // namespace linkemu

@@ -1,10 +1,10 @@
-// What linkemu counts while it forwards, and the JSON it writes on exit and on SIGUSR1.
+// What linkemu counts while it forwards, for the JSON it writes on exit and on SIGUSR1.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <string>
 #include <vector>
 
 #include "link_model.hpp"
@@ -24,26 +24,25 @@ struct PortCounters {
   std::uint64_t max_held = 0;       // most frames waiting for this port at once
 };
 
+// The counters that add up across ports (all but max_held), by their names in the stats.
+nlohmann::json summed_counters_json(const PortCounters& c);
+void add_summed_counters(PortCounters& total, const PortCounters& c);
+
 // Lateness of departures (actual write time minus scheduled departure): the emulator's own
-// forwarding overhead. Keeps a uniform sample of at most `capacity` values so that memory
+// forwarding overhead. Keeps a uniform sample of at most kCapacity values so that memory
 // stays bounded on long runs; its own generator leaves the link's seeded sequence alone.
 class LatenessSample {
  public:
-  explicit LatenessSample(std::size_t capacity = 1 << 20) : capacity_(capacity) {}
+  static constexpr std::size_t kCapacity = 1 << 20;
   void add(Nanos late_ns);
   nlohmann::json summary_us() const;  // count, mean, median, p99, max in microseconds
 
  private:
-  std::size_t capacity_;
   std::uint64_t seen_ = 0;
   double sum_ns_ = 0;
   Nanos max_ns_ = 0;
   std::vector<Nanos> values_;
   std::mt19937_64 pick_{0x11e5a3};
 };
-
-// Replaces `path` whole (write to a neighbour, then rename) so that a reader never sees half.
-// Returns false with errno set when it could not.
-bool write_json_file(const std::string& path, const nlohmann::json& doc);
 
 }  // namespace linkemu

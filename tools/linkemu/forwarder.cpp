@@ -12,6 +12,9 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "vnet_frame.hpp"
 
 namespace linkemu {
 namespace {
@@ -30,20 +33,20 @@ constexpr std::uint64_t kSignalTag = ~0ULL - 1;
   throw std::runtime_error(what + ": " + std::strerror(errno));
 }
 
-void epoll_add(int epoll, int fd, std::uint32_t events, std::uint64_t tag) {
+void epoll_set(int epoll, int op, int fd, std::uint32_t events, std::uint64_t tag) {
   epoll_event ev{};
   ev.events = events;
   ev.data.u64 = tag;
-  if (::epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) != 0) fail("epoll_ctl");
+  if (::epoll_ctl(epoll, op, fd, &ev) != 0) fail("epoll_ctl");
 }
-
-}  // namespace
 
 Nanos monotonic_now() {
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
+
+}  // namespace
 
 Forwarder::Forwarder(std::vector<OpenPort> ports, UniqueFd signal_fd, const ForwarderConfig& config)
     : config_(config),
@@ -57,24 +60,22 @@ Forwarder::Forwarder(std::vector<OpenPort> ports, UniqueFd signal_fd, const Forw
       started_ns_(monotonic_now()) {
   if (!epoll_.valid()) fail("epoll_create1");
   if (!timer_.valid()) fail("timerfd_create");
+  ports_.reserve(ports.size());
   for (auto& open : ports) ports_.emplace_back(std::move(open), config.link);
   for (std::size_t i = 0; i < ports_.size(); ++i) {
-    epoll_add(epoll_.get(), ports_[i].tap.get(), EPOLLIN, i);
+    epoll_set(epoll_.get(), EPOLL_CTL_ADD, ports_[i].tap.get(), EPOLLIN, i);
   }
-  epoll_add(epoll_.get(), timer_.get(), EPOLLIN, kTimerTag);
-  epoll_add(epoll_.get(), signal_fd_.get(), EPOLLIN, kSignalTag);
-  live_ports_ = ports_.size();
+  epoll_set(epoll_.get(), EPOLL_CTL_ADD, timer_.get(), EPOLLIN, kTimerTag);
+  epoll_set(epoll_.get(), EPOLL_CTL_ADD, signal_fd_.get(), EPOLLIN, kSignalTag);
 }
 
 Forwarder::End Forwarder::run(const std::function<void()>& on_usr1) {
   epoll_event events[64];
   bool stop = false;
-  while (!stop && live_ports_ > 0) {
-    const int n = ::epoll_wait(epoll_.get(), events, 64, plan_wait());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("epoll_wait");
-    }
+  Nanos now = monotonic_now();
+  while (!stop && std::ranges::any_of(ports_, [](const Port& p) { return !p.gone(); })) {
+    const int n = ::epoll_wait(epoll_.get(), events, 64, plan_wait(now));
+    if (n < 0 && errno != EINTR) fail("epoll_wait");
     for (int i = 0; i < n; ++i) {
       const std::uint64_t tag = events[i].data.u64;
       if (tag == kTimerTag) {
@@ -93,24 +94,26 @@ Forwarder::End Forwarder::run(const std::function<void()>& on_usr1) {
             stop = true;
           }
         }
-      } else if (!ports_[tag].gone) {
-        if (events[i].events & EPOLLIN) drain(tag);
+      } else if (!ports_[tag].gone()) {
+        if (events[i].events & EPOLLIN) drain(tag);  // closes the port on a read error
+        if (ports_[tag].gone()) continue;
         if (events[i].events & EPOLLOUT) flush_backlog(tag);
-        if (!ports_[tag].gone && (events[i].events & (EPOLLERR | EPOLLHUP))) {
+        if (events[i].events & (EPOLLERR | EPOLLHUP)) {
           close_port(tag, "the tap reported an error or hang-up");
         }
       }
     }
-    flush_due();
+    now = flush_due();
   }
   return stop ? End::kSignalled : End::kPortsGone;
 }
 
-int Forwarder::plan_wait() {
+// `now` is at most a few instructions old (flush_due's last reading); the timer is absolute,
+// so a staler one would only cost a wakeup.
+int Forwarder::plan_wait(Nanos now) {
   if (queue_.empty()) return -1;  // idle: sleep in epoll_wait until a frame or a signal
   const Nanos due = queue_.top().due;
-  const Nanos wait = due - monotonic_now();
-  if (wait <= 0 || wait <= config_.spin_ns) return 0;
+  if (due - now <= config_.spin_ns) return 0;  // due, or close enough to poll for
   // Wake early by the spin margin, then poll the rest of the way.
   const Nanos wake = due - config_.spin_ns;
   if (wake != timer_armed_for_) {
@@ -130,9 +133,8 @@ void Forwarder::drain(std::size_t in) {
   for (int k = 0; k < kReadBurst; ++k) {
     const ssize_t got = ::read(port.tap.get(), scratch_.data(), scratch_.size());
     if (got < 0) {
-      if (errno == EAGAIN) return;
       if (errno == EINTR) continue;
-      close_port(in, std::strerror(errno));
+      if (errno != EAGAIN) close_port(in, std::strerror(errno));
       return;
     }
     if (got == 0) return;
@@ -143,17 +145,19 @@ void Forwarder::drain(std::size_t in) {
     const std::size_t wire = header_bytes_ != 0 ? wire_bytes(frame) : len;
     ++port.count.frames_in;
     port.count.bytes_in += wire;
+    // Read per frame, after it: a frame that came in while the burst was being read must not
+    // count as having arrived at its start, or its delay would be cut short.
     const Nanos now = monotonic_now();
     switch_.route(frame.subspan(header_bytes_), in, destinations_);
     if (destinations_.empty()) ++frames_unrouted_;
-    for (const std::size_t out : destinations_) forward(out, scratch_.data(), len, wire, now);
+    for (const std::size_t out : destinations_) forward(out, frame, wire, now);
   }
 }
 
-void Forwarder::forward(std::size_t out, const std::uint8_t* data, std::size_t len,
-                        std::size_t wire, Nanos now) {
+void Forwarder::forward(std::size_t out, std::span<const std::uint8_t> frame, std::size_t wire,
+                        Nanos now) {
   Port& port = ports_[out];
-  if (port.gone) return;
+  if (port.gone()) return;
   if (port.held + port.backlog.size() >= config_.limit) {
     ++port.count.dropped_limit;  // tail drop, as netem's limit does
     return;
@@ -164,63 +168,54 @@ void Forwarder::forward(std::size_t out, const std::uint8_t* data, std::size_t l
     return;
   }
   if (d.reordered) ++port.count.reordered;
-  // Zero delay, nothing ahead of it: out at once, without the queue or the timer.
+  // Zero delay, nothing ahead of it: out at once, without a copy, the queue or the timer.
   if (d.due_ns <= now && port.held == 0 && port.backlog.empty()) {
-    if (!write_frame(port, data, len, d.due_ns)) {
-      hold_in_backlog(out, Held{d.due_ns, next_seq_++, static_cast<std::uint32_t>(out),
-                                take_buffer(data, len)});
+    if (!write_frame(port, frame, wire, d.due_ns, now)) {
+      hold_in_backlog(out, keep(out, d.due_ns, frame, wire));
     }
     return;
   }
-  queue_.push(Held{d.due_ns, next_seq_++, static_cast<std::uint32_t>(out), take_buffer(data, len)});
+  queue_.push(keep(out, d.due_ns, frame, wire));
   ++port.held;
   port.count.max_held = std::max<std::uint64_t>(port.count.max_held, port.held);
   queue_max_depth_ = std::max(queue_max_depth_, queue_.size());
 }
 
-void Forwarder::flush_due() {
-  while (!queue_.empty()) {
+Nanos Forwarder::flush_due() {
+  Nanos now = monotonic_now();
+  while (!queue_.empty() && queue_.top().due <= now) {
     const Held top = queue_.top();
-    if (top.due > monotonic_now()) return;
     queue_.pop();
     Port& port = ports_[top.port];
     --port.held;
-    if (port.gone) {
+    if (port.gone()) {
       release_buffer(top.buffer);
       continue;
     }
     // Behind a refused frame it waits its turn there, so a port's frames keep their order.
-    if (!port.backlog.empty()) {
-      port.backlog.push_back(top);
-      continue;
-    }
-    const auto& frame = buffers_[top.buffer];
-    if (write_frame(port, frame.data(), frame.size(), top.due)) {
-      release_buffer(top.buffer);
-    } else {
-      hold_in_backlog(top.port, top);
-    }
+    if (!port.backlog.empty() || !write_held(port, top, now)) hold_in_backlog(top.port, top);
+    // Once per departure: it serves both the next frame's due check and its lateness, which
+    // should include the writes before it.
+    now = monotonic_now();
   }
+  return now;
 }
 
 void Forwarder::flush_backlog(std::size_t index) {
   Port& port = ports_[index];
-  while (!port.backlog.empty() && !port.gone) {
-    const Held& head = port.backlog.front();
-    const auto& frame = buffers_[head.buffer];
-    if (!write_frame(port, frame.data(), frame.size(), head.due)) return;  // still full
-    release_buffer(head.buffer);
+  while (!port.backlog.empty()) {
+    if (!write_held(port, port.backlog.front(), monotonic_now())) return;  // still full
     port.backlog.pop_front();
   }
-  if (!port.gone) watch_writable(index, false);
+  watch_writable(index, false);
 }
 
-bool Forwarder::write_frame(Port& port, const std::uint8_t* data, std::size_t len, Nanos due) {
-  const Nanos now = monotonic_now();
-  const ssize_t put = ::write(port.tap.get(), data, len);
-  if (put == static_cast<ssize_t>(len)) {
+bool Forwarder::write_frame(Port& port, std::span<const std::uint8_t> frame, std::size_t wire,
+                            Nanos due, Nanos now) {
+  const ssize_t put = ::write(port.tap.get(), frame.data(), frame.size());
+  if (put == static_cast<ssize_t>(frame.size())) {
     ++port.count.frames_out;
-    port.count.bytes_out += header_bytes_ != 0 ? wire_bytes({data, len}) : len;
+    port.count.bytes_out += wire;
     lateness_.add(now - due);
     return true;
   }
@@ -233,6 +228,13 @@ bool Forwarder::write_frame(Port& port, const std::uint8_t* data, std::size_t le
   return true;
 }
 
+bool Forwarder::write_held(Port& port, const Held& held, Nanos now) {
+  const Frame& frame = buffers_[held.buffer];
+  if (!write_frame(port, frame.bytes, frame.wire, held.due, now)) return false;
+  release_buffer(held.buffer);
+  return true;
+}
+
 void Forwarder::hold_in_backlog(std::size_t index, Held held) {
   Port& port = ports_[index];
   port.backlog.push_back(held);
@@ -240,80 +242,52 @@ void Forwarder::hold_in_backlog(std::size_t index, Held held) {
 }
 
 void Forwarder::watch_writable(std::size_t index, bool on) {
-  epoll_event ev{};
-  ev.events = EPOLLIN | (on ? EPOLLOUT : 0U);
-  ev.data.u64 = index;
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, ports_[index].tap.get(), &ev) != 0) {
-    fail("epoll_ctl");
-  }
+  epoll_set(epoll_.get(), EPOLL_CTL_MOD, ports_[index].tap.get(), EPOLLIN | (on ? EPOLLOUT : 0U),
+            index);
 }
 
 void Forwarder::close_port(std::size_t index, const char* why) {
   Port& port = ports_[index];
-  std::fprintf(stderr, "linkemu: port '%s' closed: %s\n", port.spec.text.c_str(), why);
+  std::fprintf(stderr, "linkemu: port '%s' closed: %s\n", port.spec.text().c_str(), why);
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, port.tap.get(), nullptr);
   port.tap.reset();
-  port.gone = true;
   for (const Held& h : port.backlog) release_buffer(h.buffer);
   port.backlog.clear();
-  --live_ports_;
 }
 
-std::uint32_t Forwarder::take_buffer(const std::uint8_t* data, std::size_t len) {
-  std::uint32_t index;
+Forwarder::Held Forwarder::keep(std::size_t port, Nanos due, std::span<const std::uint8_t> frame,
+                                std::size_t wire) {
+  std::uint32_t buffer;
   if (free_buffers_.empty()) {
-    index = static_cast<std::uint32_t>(buffers_.size());
+    buffer = static_cast<std::uint32_t>(buffers_.size());
     buffers_.emplace_back();
   } else {
-    index = free_buffers_.back();
+    buffer = free_buffers_.back();
     free_buffers_.pop_back();
   }
-  buffers_[index].assign(data, data + len);  // keeps its capacity between frames
-  return index;
+  buffers_[buffer].bytes.assign(frame.begin(), frame.end());  // keeps its capacity
+  buffers_[buffer].wire = wire;
+  return Held{due, next_seq_++, static_cast<std::uint32_t>(port), buffer};
 }
 
 nlohmann::json Forwarder::stats() const {
   nlohmann::json ports = nlohmann::json::array();
   PortCounters total;
   for (const Port& p : ports_) {
-    const PortCounters& c = p.count;
-    ports.push_back({{"port", p.spec.text},
-                     {"frames_in", c.frames_in},
-                     {"bytes_in", c.bytes_in},
-                     {"frames_out", c.frames_out},
-                     {"bytes_out", c.bytes_out},
-                     {"dropped_loss", c.dropped_loss},
-                     {"dropped_limit", c.dropped_limit},
-                     {"reordered", c.reordered},
-                     {"write_eagain", c.write_eagain},
-                     {"write_errors", c.write_errors},
-                     {"max_held", c.max_held},
-                     {"held_now", p.held + p.backlog.size()},
-                     {"closed", p.gone}});
-    total.frames_in += c.frames_in;
-    total.bytes_in += c.bytes_in;
-    total.frames_out += c.frames_out;
-    total.bytes_out += c.bytes_out;
-    total.dropped_loss += c.dropped_loss;
-    total.dropped_limit += c.dropped_limit;
-    total.reordered += c.reordered;
-    total.write_eagain += c.write_eagain;
-    total.write_errors += c.write_errors;
+    nlohmann::json port = summed_counters_json(p.count);
+    port["port"] = p.spec.text();
+    port["max_held"] = p.count.max_held;
+    port["held_now"] = p.held + p.backlog.size();
+    port["closed"] = p.gone();
+    ports.push_back(std::move(port));
+    add_summed_counters(total, p.count);
   }
+  nlohmann::json totals = summed_counters_json(total);
+  totals["frames_unrouted"] = frames_unrouted_;
   const LinkParams& l = config_.link;
   return {
       {"ports", ports},
-      {"totals",
-       {{"frames_in", total.frames_in},
-        {"bytes_in", total.bytes_in},
-        {"frames_out", total.frames_out},
-        {"bytes_out", total.bytes_out},
-        {"dropped_loss", total.dropped_loss},
-        {"dropped_limit", total.dropped_limit},
-        {"reordered", total.reordered},
-        {"write_eagain", total.write_eagain},
-        {"write_errors", total.write_errors},
-        {"frames_unrouted", frames_unrouted_}}},
+      {"totals", totals},
       {"queue_max_depth", queue_max_depth_},
       {"queue_depth_now", queue_.size()},
       {"mac_addresses_learnt", switch_.learnt()},

@@ -23,9 +23,6 @@ struct LinkParams {
   // netem lets jitter reorder frames; by default we do not (TCP reads reordering as loss and
   // the benchmarks would measure its recovery, not the link), unless asked.
   bool jitter_reorders = false;
-
-  // True when every frame leaves at once: the forwarder can skip the queue and the timer.
-  bool immediate() const { return delay_ns == 0 && jitter_ns == 0 && rate_bps == 0; }
 };
 
 // Reproducible randomness: the 64-bit Mersenne Twister's sequence is fixed by the standard,
@@ -55,8 +52,6 @@ class PortLink {
 
   // A frame of `bytes` reaching this port at `now`: its fate and departure time.
   Decision schedule(Nanos now, std::size_t bytes, Rng& rng);
-
-  Nanos busy_until() const { return busy_until_; }
 
  private:
   Nanos serialization_ns(std::size_t bytes);

@@ -1,7 +1,6 @@
 // linkemu: a user-space switch with a netem-like link model between TAP devices in network
 // namespaces (this machine's kernel has no netem). Options, set-up and lifecycle here; the
 // loop is in forwarder.cpp, the model in link_model.cpp.
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -109,13 +108,28 @@ linkemu::Nanos to_ns(double us) {
   return static_cast<linkemu::Nanos>(std::llround(us * 1e3));
 }
 
-// Throws with a one-line reason, so that the caller removes what it wrote before.
-void write_text_file(const std::string& path, const std::string& text, const char* what) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  const bool ok = f != nullptr && std::fputs(text.c_str(), f) >= 0;
-  if (f != nullptr && std::fclose(f) != 0) errno = EIO;
-  if (!ok) {
-    throw std::runtime_error(std::string("cannot write ") + what + " '" + path +
+// Replaces `path` whole (write to a neighbour, then rename), so that a reader never sees half
+// of it: the stats, or a ready file polled for. Returns false with errno set when it could not.
+bool replace_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) return false;
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    errno = err;
+    return false;
+  }
+  return true;
+}
+
+// The --pidfile and the --ready-file: our process id. Throws with a one-line reason, so that
+// the caller removes what it wrote before.
+void write_pid_file(const std::string& path, const char* option) {
+  if (!replace_file(path, std::to_string(::getpid()) + "\n")) {
+    throw std::runtime_error(std::string("cannot write ") + option + " '" + path +
                              "': " + std::strerror(errno));
   }
 }
@@ -222,8 +236,6 @@ int main(int argc, char** argv) {
   if (sigprocmask(SIG_BLOCK, &mask, nullptr) != 0) usage_error("sigprocmask failed");
   linkemu::UniqueFd signal_fd(::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC));
   if (!signal_fd.valid()) usage_error(std::string("signalfd: ") + std::strerror(errno));
-  // The default 50 µs timer slack would be added to every wakeup we rely on for accuracy.
-  ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
   const auto remove_lifecycle_files = [&] {
     if (!o.pidfile.empty()) std::remove(o.pidfile.c_str());
@@ -235,7 +247,7 @@ int main(int argc, char** argv) {
   std::vector<linkemu::OpenPort> ports;
   try {
     if (!o.pidfile.empty()) {
-      write_text_file(o.pidfile, std::to_string(::getpid()) + "\n", "--pidfile");
+      write_pid_file(o.pidfile, "--pidfile");
     }
     const linkemu::UniqueFd home = linkemu::open_home_netns();
     for (const auto& spec : specs) {
@@ -251,14 +263,14 @@ int main(int argc, char** argv) {
     linkemu::Forwarder forwarder(std::move(ports), std::move(signal_fd), config);
     const auto write_stats = [&] {
       if (o.stats_file.empty()) return true;
-      if (linkemu::write_json_file(o.stats_file, forwarder.stats())) return true;
+      if (replace_file(o.stats_file, forwarder.stats().dump(2) + "\n")) return true;
       std::fprintf(stderr, "linkemu: error: cannot write --stats '%s': %s\n", o.stats_file.c_str(),
                    std::strerror(errno));
       return false;
     };
     if (!o.ready_file.empty()) {
       try {
-        write_text_file(o.ready_file, std::to_string(::getpid()) + "\n", "--ready-file");
+        write_pid_file(o.ready_file, "--ready-file");
       } catch (const std::exception& e) {
         remove_lifecycle_files();
         usage_error(e.what());

@@ -63,10 +63,9 @@ PortSpec parse_port_spec(std::string_view text) {
     throw std::invalid_argument("--port '" + std::string(text) +
                                 "': expected NETNS_PATH:IFNAME, e.g. /run/netns/h0:eth0");
   }
-  PortSpec spec{std::string(text.substr(0, colon)), std::string(text.substr(colon + 1)),
-                std::string(text)};
+  PortSpec spec{std::string(text.substr(0, colon)), std::string(text.substr(colon + 1))};
   if (spec.ifname.size() >= IFNAMSIZ || spec.ifname.find('/') != std::string::npos) {
-    throw std::invalid_argument("--port '" + spec.text + "': '" + spec.ifname +
+    throw std::invalid_argument("--port '" + std::string(text) + "': '" + spec.ifname +
                                 "' is not a valid interface name (at most " +
                                 std::to_string(IFNAMSIZ - 1) + " characters, no '/')");
   }
@@ -82,7 +81,7 @@ UniqueFd open_home_netns() {
 }
 
 UniqueFd open_tap_port(const PortSpec& spec, int home_netns, bool gso) {
-  const std::string where = "--port '" + spec.text + "': ";
+  const std::string where = "--port '" + spec.text() + "': ";
   UniqueFd netns(::open(spec.netns_path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!netns.valid()) {
     throw PortError(where + "cannot open network namespace " + spec.netns_path + ": " +
@@ -102,9 +101,8 @@ UniqueFd open_tap_port(const PortSpec& spec, int home_netns, bool gso) {
   try {
     tap = attach_tap(spec, where, gso);
   } catch (...) {
-    if (::setns(home_netns, CLONE_NEWNET) != 0) {
-      // The first error is the one to report; the process exits on it anyway.
-    }
+    // The first error is the one to report; the process exits on it anyway.
+    static_cast<void>(::setns(home_netns, CLONE_NEWNET));
     throw;
   }
   if (::setns(home_netns, CLONE_NEWNET) != 0) {

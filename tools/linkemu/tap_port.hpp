@@ -13,7 +13,9 @@ namespace linkemu {
 struct PortSpec {
   std::string netns_path;  // e.g. /run/netns/cbvc-h0
   std::string ifname;      // the tap's name inside that namespace, e.g. eth0
-  std::string text;        // as given on the command line, for messages and stats
+
+  // As given on the command line, for messages and stats.
+  std::string text() const { return netns_path + ":" + ifname; }
 };
 
 // "NETNS_PATH:IFNAME", split at the last ':' (a path may hold colons, a device name not).

@@ -106,8 +106,7 @@ class Cluster:
         self.state = {
             "name": self.name, "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "interface": IFACE, "subnet": subnet + ".0/24", "mtu": mtu,
-            "link": dict(link.to_json(), mode="emulator" if via else "bridge",
-                         description=link.describe()),
+            "link": link.summary(via_emulator),
             "hosts": [], "emulator": None, "up": False,
         }
         self._save()

@@ -15,9 +15,9 @@ Three rules make the hosts real hosts:
 import json
 import os
 
-from .cluster import IFACE
+from cbresults.launch import LAUNCHERS, steering_args
 
-LAUNCHERS = {"openmpi": "mpirun.openmpi", "mpich": "mpirun.mpich"}
+from .cluster import IFACE
 
 
 def agent_path(state_dir):
@@ -92,19 +92,17 @@ def mpirun_argv(state_dir, state, flavor, launcher_args, cmd, nprocs=None):
     has_np = any(a in ("-np", "-n", "--np", "-c") for a in launcher_args)
     np_args = [] if has_np else ["-np", str(nprocs or len(hosts))]
     agent = agent_path(state_dir)
+    # Running as root is allowed through the environment (launch.mpi_env), as everywhere.
     if flavor == "openmpi":
         argv = [LAUNCHERS[flavor], "--oversubscribe", "--bind-to", "none", "--map-by", "node",
-                "--hostfile", hostfile_path(state_dir, flavor),
-                "--mca", "plm_rsh_agent", agent,
-                "--mca", "oob_tcp_if_include", IFACE,
-                "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", IFACE]
-        if os.geteuid() == 0:
-            argv.insert(1, "--allow-run-as-root")
+                "--hostfile", hostfile_path(state_dir, flavor), "--mca", "plm_rsh_agent", agent,
+                "--mca", "btl", "tcp,self"]
         for k, v in sorted(env.items()):
             argv += ["-x", "%s=%s" % (k, v)]
     else:
         argv = [LAUNCHERS[flavor], "-launcher", "ssh", "-launcher-exec", agent,
-                "-f", hostfile_path(state_dir, flavor), "-iface", IFACE]
+                "-f", hostfile_path(state_dir, flavor)]
         for k, v in sorted(env.items()):
             argv += ["-genv", k, v]
+    argv += steering_args(flavor, IFACE)
     return argv + np_args + list(launcher_args) + list(cmd), env

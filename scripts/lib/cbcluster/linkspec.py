@@ -76,6 +76,11 @@ class LinkSpec:
     def to_json(self):
         return asdict(self)
 
+    def summary(self, via_emulator=False):
+        """What a cluster's state, the manifest and every sidecar record of the link."""
+        return dict(self.to_json(), description=self.describe(),
+                    mode="emulator" if self.needs_emulator or via_emulator else "bridge")
+
 
 def format_rate(bps):
     for unit, scale in (("tbit", 1e12), ("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3)):

@@ -92,7 +92,6 @@ def mpirun_prefix(flavor, nprocs, hostfile=None, per_node=None, launcher=None, i
         # two ping-pong ranks on two hosts.
         return [VCLUSTER, "--name", _CLUSTER, "mpirun", flavor, "-np", str(nprocs), "--"]
     exe = launcher or LAUNCHERS[flavor]
-    steer = interface if interface and not is_ip(interface) else None
     if hostfile:
         hostfile = hostfile_for(flavor, hostfile)
     cmd = [exe]
@@ -102,17 +101,26 @@ def mpirun_prefix(flavor, nprocs, hostfile=None, per_node=None, launcher=None, i
             cmd += ["--hostfile", hostfile]
         if per_node:
             cmd += ["--map-by", "ppr:%d:node" % per_node]
-        if steer:
-            cmd += ["--mca", "btl_tcp_if_include", steer, "--mca", "oob_tcp_if_include", steer]
     else:
         if hostfile:
             cmd += ["-f", hostfile]
         if per_node:
             cmd += ["-ppn", str(per_node)]
-        if steer:
-            cmd += ["-iface", steer]
+    cmd += steering_args(flavor, interface)
     cmd += ["-np", str(nprocs)]
     return cmd
+
+
+def steering_args(flavor, interface):
+    """The launcher words that keep its own traffic and MPI's tcp transport on one
+    interface: Open MPI's oob and tcp BTL, MPICH's Hydra. None for an IP address, which
+    names no interface on the other hosts."""
+    if not interface or is_ip(interface):
+        return []
+    if flavor == "openmpi":
+        return ["--mca", "btl_tcp_if_include", interface, "--mca", "oob_tcp_if_include",
+                interface]
+    return ["-iface", interface]
 
 
 def have_launcher(flavor):
