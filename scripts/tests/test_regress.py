@@ -195,6 +195,24 @@ class VerdictTest(unittest.TestCase):
                 self.assertEqual(flags, [worse, better], (key, value))
                 self.assertAlmostEqual(change, value / ref["value"] - 1)
 
+    def test_self_test_delay_grows_past_a_wide_band(self):
+        # The CI run that failed: ucx:event's in-session band was +269 % over a 62.55x
+        # worst run at a 0.47 us raw baseline; 100 us took it to 228x, inside the band.
+        quiet = {"value": 1.2, "median": 1.1, "tolerance_rel": 0.15}
+        wide = {"value": 62.55, "median": 30.0, "tolerance_rel": 2.69}
+        raw = {"value": 0.5, "median": 0.47, "tolerance_rel": 0.15}
+        ref = {"metrics": {"overhead/ucx:polling": quiet, "raw_us/raw-ucx": raw}}
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(regress.delay_past_band(ref, "100"), 100)  # narrow: as asked
+            ref["metrics"]["overhead/ucx:event"] = wide
+            d = regress.delay_past_band(ref, "100")
+        self.assertGreater(d, 100)
+        # the delayed latency (median + d) leaves the band by the margin asked for
+        self.assertGreater(0.47 * 30.0 + d, 0.47 * 62.55 * 3.69)
+        wide["tolerance_rel"] = 100.0  # hopeless noise: capped, and the gate then says so
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(regress.delay_past_band(ref, "100"), regress.SELF_TEST_MAX_DELAY_US)
+
     def test_best_of_the_runs_is_judged(self):
         self.assertEqual(regress.best("overhead/tcp:epoll", [3, 1, 2]), 1)
         self.assertEqual(regress.best("app/merge/comm_MBps/tcp", [3, 1, 2]), 3)
