@@ -18,9 +18,9 @@
 #include "harness/program_info.hpp"
 #include "harness/result_schema.hpp"
 #include "harness/run_guard.hpp"
-#include "runtime/scheduler.hpp"
+#include "distributed/scheduler.hpp"
 #include "runtime/spawn.hpp"
-#include "runtime/worker.hpp"
+#include "distributed/worker.hpp"
 
 namespace commbench::app {
 

@@ -16,9 +16,9 @@
 #include "harness/machine_state.hpp"
 #include "harness/metadata.hpp"
 #include "harness/program_info.hpp"
-#include "runtime/client.hpp"
-#include "runtime/functions.hpp"
-#include "runtime/topology.hpp"
+#include "distributed/client.hpp"
+#include "distributed/functions.hpp"
+#include "distributed/topology.hpp"
 
 namespace commbench::app {
 

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "app_session.hpp"
-#include "runtime/protocol.hpp"
-#include "runtime/scheduler.hpp"
+#include "distributed/protocol.hpp"
+#include "distributed/scheduler.hpp"
 #include "workloads/merge_kernels.hpp"
 
 using namespace commbench;

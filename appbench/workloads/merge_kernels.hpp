@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/value.hpp"
+#include "distributed/value.hpp"
 
 namespace commbench::app::merge {
 

@@ -6,7 +6,7 @@
 #include "gpu/host_device_ops.hpp"
 
 #ifdef COMMBENCH_HAVE_CUDA
-#include "cuda/cuda_device.hpp"
+#include "gpu/cuda/cuda_device.hpp"
 #endif
 
 namespace commbench::gpu {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "comm/errors.hpp"
-#include "comm/library_steering.hpp"
+#include "steering/library_steering.hpp"
 #include "mpi/mpi_comm.hpp"
 #include "mpi/mpi_wire.hpp"
 
@@ -30,7 +30,7 @@ void ensure_mpi() {
   MPI_Initialized(&initialized);
   if (!initialized) {
     // Unit tests and tools without a harness: we initialize, and finalize at exit.
-    // Steered like a benchmark (comm/library_steering.hpp), so these listen on no
+    // Steered like a benchmark (steering/library_steering.hpp), so these listen on no
     // wildcard address either.
     steer_libraries("");
     int provided = 0;

@@ -42,7 +42,7 @@ enum class WireShape { packed, per_frame };
 // library's shared-memory eager limit. Past it the message goes by rendezvous anyway, and
 // then packing only adds two copies: a 4 KiB frame packed behind its header cost 1.24x
 // raw-mpi one-way on Open MPI, sent as its own message after a small header 1.11x; at
-// 16 KiB 1.34x vs 1.03x (results/quiet-2026-11-22/commands.sh mpi-eager, SUMMARY.md;
+// 16 KiB 1.34x vs 1.03x (scripts/studies/quiet-2026-11-22/commands.sh mpi-eager, SUMMARY.md;
 // each ratio within one invocation). Open MPI's vader eager limit is 4 KiB, MPICH's ch4
 // shared-memory one 16 KiB; 128 bytes stay for the header and the library's envelope.
 #if defined(OPEN_MPI) && OPEN_MPI

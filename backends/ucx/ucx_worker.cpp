@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "comm/errors.hpp"
-#include "comm/library_steering.hpp"
+#include "steering/library_steering.hpp"
 
 namespace commbench::ucx {
 

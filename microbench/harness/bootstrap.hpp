@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "comm/library_steering.hpp"
+#include "steering/library_steering.hpp"
 
 namespace commbench {
 
 class Bootstrap {
  public:
   // Steers the libraries to `interface` (--interface; empty: none asked for; see
-  // comm/library_steering.hpp), then initializes MPI with MPI_THREAD_FUNNELED (the loop
+  // steering/library_steering.hpp), then initializes MPI with MPI_THREAD_FUNNELED (the loop
   // calls MPI from one thread) and fails with a clear message if the library provides
   // less. An `interface` that names nothing on this host steers nothing: the session's
   // choice of listening address (harness/interface.hpp) reports it for the whole job.

@@ -1,5 +1,5 @@
 // The sidecar's account of a run's network path: which interface our listeners bound and
-// why, what steered MPI and UCX before they started (comm/library_steering.hpp), and the
+// why, what steered MPI and UCX before they started (steering/library_steering.hpp), and the
 // transports the libraries chose for each measured connection. Without it a tcp figure
 // cannot say whether it crossed loopback or eth0, nor a ucx figure whether UCX used
 // shared memory or tcp.

@@ -133,7 +133,7 @@ class CommSuite : public ::testing::TestWithParam<Param> {
   // Connects a pair in this process: `client` from a connector, `server` as the listener
   // accepted it. Out-parameters on purpose: returning the two as a struct through
   // co_await made the following ucx test abort in ucp_worker_destroy (the GCC 12
-  // aggregate-in-co_await trouble noted in appbench/runtime/channel.hpp).
+  // aggregate-in-co_await trouble noted in appbench/distributed/channel.hpp).
   Task<void> connect_pair(std::unique_ptr<Comm>& client, std::unique_ptr<Comm>& server) {
     std::string addr = co_await listen([&server](std::unique_ptr<Comm> c) -> Task<void> {
       server = std::move(c);

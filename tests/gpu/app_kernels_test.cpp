@@ -9,8 +9,8 @@
 
 #include "comm/buffer.hpp"
 #include "gpu/gpu_path.hpp"
-#include "gpu/merge_gpu.hpp"
-#include "gpu/transpose_add_gpu.hpp"
+#include "workloads/cuda/merge_gpu.hpp"
+#include "workloads/cuda/transpose_add_gpu.hpp"
 
 using namespace commbench;
 namespace ag = commbench::app::gpu;

@@ -1,6 +1,6 @@
 // The real CUDA device: allocators, copies on lanes, and StagedComm over TCP with device
 // frames. Every test skips (CTest reports "Skipped") when this machine has no GPU.
-#include "cuda/cuda_device.hpp"
+#include "gpu/cuda/cuda_device.hpp"
 
 #include <gtest/gtest.h>
 

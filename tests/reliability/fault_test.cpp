@@ -1,4 +1,4 @@
-// Faults injected by the wrapper backend (backends/fault) into every registered backend
+// Faults injected by the wrapper backend (tests/support/fault) into every registered backend
 // and progress policy: delays, a connection dropped mid-message, closes during the
 // handshake, corrupted headers. Each case asserts the exact error it must yield and
 // runs under a deadline (and CTest's TIMEOUT), so a hang fails instead of waiting.

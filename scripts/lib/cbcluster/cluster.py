@@ -2,7 +2,7 @@
 interface `eth0` on a private /24, joined either by a bridge that lives in a switch
 namespace of its own (NAME-sw: nothing of the cluster is in the root namespace, so nothing
 can route out) or, when the link needs delay, jitter or reordering, by TAP devices that the
-link emulator (tools/linkemu) forwards between.
+link emulator (scripts/linkemu) forwards between.
 
 Everything made is named after the cluster, and its state lives in STATE_ROOT/NAME/
 (state.json, the UTS bind mounts, the launcher agent, hostfiles, the emulator's pid, log and
@@ -280,7 +280,7 @@ def _link_down_rules():
 def find_emulator(root):
     """The linkemu binary of any build folder (the emulator has no MPI in it: any does)."""
     for preset in ("openmpi", "mpich", "asan"):
-        path = os.path.join(root, "build", preset, "tools", "linkemu", "linkemu")
+        path = os.path.join(root, "build", preset, "scripts", "linkemu", "linkemu")
         if os.access(path, os.X_OK):
             return path
     return None

@@ -1,4 +1,4 @@
-#include "runtime/value.hpp"
+#include "distributed/value.hpp"
 
 #include <cstdlib>
 #include <map>

@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/channel.hpp"
-#include "runtime/sync.hpp"
-#include "runtime/topology.hpp"
+#include "distributed/channel.hpp"
+#include "distributed/sync.hpp"
+#include "distributed/topology.hpp"
 
 namespace commbench::app {
 

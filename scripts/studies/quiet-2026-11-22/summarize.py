@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Prints the tables of SUMMARY.md from the CSV files in this folder (medians; ratios
-within one invocation). Usage: results/quiet-2026-11-22/summarize.py"""
+within one invocation). Usage: scripts/studies/quiet-2026-11-22/summarize.py"""
 import csv
 import glob
 import os
 import statistics
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The data this study made (this script lives in scripts/studies/, its CSVs in results/).
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "results",
+                    "quiet-2026-11-22")
 
 
 def load(name):

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/channel.hpp"
-#include "runtime/topology.hpp"
-#include "runtime/value.hpp"
+#include "distributed/channel.hpp"
+#include "distributed/topology.hpp"
+#include "distributed/value.hpp"
 
 namespace commbench::app {
 

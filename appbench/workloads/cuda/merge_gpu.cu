@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gpu/merge_gpu.hpp"
+#include "workloads/cuda/merge_gpu.hpp"
 
 namespace commbench::app::gpu {
 

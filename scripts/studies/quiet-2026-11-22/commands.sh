@@ -2,11 +2,11 @@
 # The issue-target measurements of session 2, taken on an otherwise idle 2-core VM
 # (load average < 1 before each). Each command interleaves the coroutine backend with its
 # raw baseline (--reps alternate), so each ratio comes from one invocation.
-# Rerun: results/quiet-2026-11-22/commands.sh  (from the repository root, after scripts/test
+# Rerun: scripts/studies/quiet-2026-11-22/commands.sh (writes results/quiet-2026-11-22/; from the repository root, after scripts/test
 # or cmake --build --preset openmpi)
 set -euo pipefail
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-out=$(dirname "$0")
+out=results/quiet-2026-11-22  # the data; this script lives in scripts/studies/
 bin=build/openmpi
 mpirun="mpirun.openmpi --oversubscribe"
 step=${1:-all}

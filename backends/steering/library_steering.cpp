@@ -1,4 +1,4 @@
-#include "comm/library_steering.hpp"
+#include "steering/library_steering.hpp"
 
 #include <mpi.h>
 

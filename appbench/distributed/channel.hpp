@@ -13,8 +13,8 @@
 
 #include "comm/comm.hpp"
 #include "runtime/async_mutex.hpp"
-#include "runtime/channel_set.hpp"
-#include "runtime/protocol.hpp"
+#include "distributed/channel_set.hpp"
+#include "distributed/protocol.hpp"
 
 namespace commbench::app {
 
@@ -79,4 +79,4 @@ T expect(ControlMessage&& m, const std::string& context);
 
 }  // namespace commbench::app
 
-#include "runtime/channel_inl.hpp"
+#include "distributed/channel_inl.hpp"

@@ -11,10 +11,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/channel.hpp"
-#include "runtime/functions.hpp"
-#include "runtime/sync.hpp"
-#include "runtime/topology.hpp"
+#include "distributed/channel.hpp"
+#include "distributed/functions.hpp"
+#include "distributed/sync.hpp"
+#include "distributed/topology.hpp"
 
 namespace commbench::app {
 

@@ -1,4 +1,4 @@
-#include "runtime/functions.hpp"
+#include "distributed/functions.hpp"
 
 #include <stdexcept>
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gpu/transpose_add_gpu.hpp"
+#include "workloads/cuda/transpose_add_gpu.hpp"
 
 namespace commbench::app::gpu {
 

@@ -1,4 +1,4 @@
-#include "runtime/client.hpp"
+#include "distributed/client.hpp"
 
 #include "comm/errors.hpp"
 #include "runtime/timeout.hpp"

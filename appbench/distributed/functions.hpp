@@ -14,7 +14,7 @@
 
 #include "runtime/event_loop.hpp"
 #include "runtime/task.hpp"
-#include "runtime/value.hpp"
+#include "distributed/value.hpp"
 
 namespace commbench::app {
 

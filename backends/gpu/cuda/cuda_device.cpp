@@ -1,4 +1,4 @@
-#include "cuda/cuda_device.hpp"
+#include "gpu/cuda/cuda_device.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -1,7 +1,7 @@
-// What the library steering (comm/library_steering.hpp) reads from a launcher and what it
+// What the library steering (steering/library_steering.hpp) reads from a launcher and what it
 // would set, on invented environments: the launchers' variables were checked by hand
 // (mpirun.openmpi, mpirun.mpich, srun) and are pinned here.
-#include "comm/library_steering.hpp"
+#include "steering/library_steering.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/topology.hpp"
+#include "distributed/topology.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "runtime/protocol.hpp"
+#include "distributed/protocol.hpp"
 
 #include <cstring>
 #include <type_traits>

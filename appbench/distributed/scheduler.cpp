@@ -1,4 +1,4 @@
-#include "runtime/scheduler.hpp"
+#include "distributed/scheduler.hpp"
 
 #include <sys/resource.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/channel.hpp"
+#include "distributed/channel.hpp"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "runtime/worker.hpp"
+#include "distributed/worker.hpp"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 
 #include "comm/errors.hpp"
 #include "harness/inject_delay.hpp"
-#include "runtime/scheduler.hpp"
+#include "distributed/scheduler.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/when_all.hpp"
 
