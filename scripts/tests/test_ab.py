@@ -1,0 +1,69 @@
+"""scripts/ab's arithmetic on synthetic rows: bands, ratios within one invocation, medians
+over rounds, and the verdict on a ratio that grew. No binaries."""
+
+import os
+import sys
+import unittest
+from importlib.machinery import SourceFileLoader
+import importlib.util
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
+
+from cbresults import schema  # noqa: E402
+
+
+def load_ab():
+    loader = SourceFileLoader("ab_under_test", os.path.join(os.path.dirname(HERE), "ab"))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+ab = load_ab()
+
+
+def row(backend, size, lat, progress=""):
+    r = {c: None if c in schema.NUMERIC else "" for c in schema.columns()}
+    r.update(origin="suite", mpi="openmpi", benchmark="pingpong", backend=backend,
+             progress=progress, size_bytes=size, latency_us_p50=lat)
+    return r
+
+
+def invocation(slow):
+    rows = []
+    for size in (8, 256, 1024):
+        rows.append(row("raw-ucx", size, 1.0))
+        rows.append(row("ucx", size, 1.1 * slow, "polling"))
+    return ab.invocation_stats(rows)
+
+
+class AbTest(unittest.TestCase):
+    def test_bands(self):
+        self.assertEqual(ab.band_of(1), "1-64 B")
+        self.assertEqual(ab.band_of(128), "128 B-2 KiB")
+        self.assertEqual(ab.band_of(2048), "128 B-2 KiB")
+        self.assertIsNone(ab.band_of(100))  # between bands: not compared
+        self.assertIsNone(ab.band_of(4 << 20))
+
+    def test_ratio_and_ns_per_band(self):
+        stats = invocation(1.0)
+        ratio, ns, excess = stats[("ucx:polling", "128 B-2 KiB")]
+        self.assertAlmostEqual(ratio, 1.1)
+        self.assertAlmostEqual(ns, 1100)
+        self.assertAlmostEqual(excess, 100)
+
+    def test_verdict_flags_only_what_grew_past_the_limit(self):
+        results = {"openmpi": {"before": [invocation(1.0)] * 3,
+                               "after": [invocation(1.0), invocation(1.1), invocation(1.1)]}}
+        lines, worse = ab.summarize(results, ["openmpi"], 0.03)
+        self.assertEqual({w[2] for w in worse}, {"1-64 B", "128 B-2 KiB"})
+        self.assertTrue(all(abs(w[3] - 0.1) < 1e-9 for w in worse))
+        lines, worse = ab.summarize(results, ["openmpi"], 0.2)
+        self.assertEqual(worse, [])
+        self.assertTrue(any("+10.0 %" in line for line in lines))
+
+
+if __name__ == "__main__":
+    unittest.main()
