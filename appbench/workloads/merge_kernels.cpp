@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "workloads/mix64.hpp"
+
 namespace commbench::app::merge {
 
 namespace {
@@ -27,13 +29,7 @@ void shuffle(int64_t* v, uint64_t n, Rng& rng) {
 }
 
 inline uint64_t hash_key(int64_t key) {
-  auto z = static_cast<uint64_t>(key);
-  z ^= z >> 33;
-  z *= 0xff51afd7ed558ccdull;
-  z ^= z >> 33;
-  z *= 0xc4ceb9fe1a85ec53ull;
-  z ^= z >> 33;
-  return z;
+  return mix64(static_cast<uint64_t>(key));
 }
 
 constexpr uint64_t kSeed = 17561648;  // per table and chunk: kSeed + 2 * chunk (+1 for other)
@@ -83,7 +79,8 @@ Value generate_other(const Params& p, uint64_t chunk) {
 }
 
 uint32_t partition_of(int64_t key, uint32_t partitions) {
-  return static_cast<uint32_t>((static_cast<unsigned __int128>(hash_key(key) >> 1) * partitions) >> 63);
+  return static_cast<uint32_t>((static_cast<unsigned __int128>(hash_key(key) >> 1) * partitions) >>
+                               63);
 }
 
 Value split(const Value& table, uint32_t partitions) {

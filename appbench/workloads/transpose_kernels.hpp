@@ -12,31 +12,28 @@
 #include <cstdint>
 #include <vector>
 
+#include "workloads/mix64.hpp"
+
 namespace commbench::app::transpose {
 
 struct Grid {
-  uint64_t n = 0;  // matrix order
-  uint64_t c = 0;  // block order
+  uint64_t n = 0;                                      // matrix order
+  uint64_t c = 0;                                      // block order
   uint64_t blocks() const { return (n + c - 1) / c; }  // per dimension
   uint64_t extent(uint64_t b) const { return b * c + c <= n ? c : n - b * c; }
 };
 
-inline uint64_t mix64(uint64_t z) {  // murmur3's finalizer: a cheap, well-spread hash
-  z ^= z >> 33;
-  z *= 0xff51afd7ed558ccdull;
-  z ^= z >> 33;
-  z *= 0xc4ceb9fe1a85ec53ull;
-  z ^= z >> 33;
-  return z;
-}
 // x(r, c): a 20-bit integer, exact in a double.
 inline double x_value(uint64_t n, uint64_t r, uint64_t c) {
   return static_cast<double>(mix64(r * n + c + 0x9e3779b97f4a7c15ull) >> 44);
 }
-inline uint64_t weight(uint64_t n, uint64_t r, uint64_t c) { return mix64(r * n + c) | 1; }
+inline uint64_t weight(uint64_t n, uint64_t r, uint64_t c) {
+  return mix64(r * n + c) | 1;
+}
 
 // Fills rows [r0, r1) of block (bi, bj), stored row-major with extent(bj) columns.
-void fill_block_rows(double* out, const Grid& g, uint64_t bi, uint64_t bj, uint64_t r0, uint64_t r1);
+void fill_block_rows(double* out, const Grid& g, uint64_t bi, uint64_t bj, uint64_t r0,
+                     uint64_t r1);
 // y = a + b^T for rows [r0, r1): a and y are rows x cols, b is cols x rows (row-major).
 // Tiles of b are transposed into an L1-resident buffer, then added row-contiguously.
 void transpose_add_rows(double* y, const double* a, const double* b, size_t rows, size_t cols,

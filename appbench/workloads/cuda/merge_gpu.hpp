@@ -12,23 +12,14 @@
 #include <memory>
 #include <vector>
 
+#include "workloads/mix64.hpp"
+
 namespace commbench::app::gpu {
 
 // The partition of a key, the same on host and device (murmur3's 64-bit finalizer, so
 // consecutive keys spread evenly).
-#if defined(__CUDACC__)
-#define COMMBENCH_HOST_DEVICE __host__ __device__
-#else
-#define COMMBENCH_HOST_DEVICE
-#endif
 COMMBENCH_HOST_DEVICE inline uint32_t partition_of(int64_t key, uint32_t parts) {
-  uint64_t z = static_cast<uint64_t>(key);
-  z ^= z >> 33;
-  z *= 0xff51afd7ed558ccdull;
-  z ^= z >> 33;
-  z *= 0xc4ceb9fe1a85ec53ull;
-  z ^= z >> 33;
-  return static_cast<uint32_t>(z % parts);
+  return static_cast<uint32_t>(mix64(static_cast<uint64_t>(key)) % parts);
 }
 
 // Writes the `rows` rows into out_keys/out_payload (device, `rows` each) grouped by
