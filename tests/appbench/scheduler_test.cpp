@@ -76,10 +76,23 @@ class SchedulerTest : public LoopFixture {
     Submit s{graph, tasks};
     co_await client_->send(s);
   }
-  // The next Compute `worker` is sent: its key.
-  Task<std::string> computed(int w) {
+  // Worker `w`'s next message: the Compute of `key`.
+  Task<void> expect_computed(int w, std::string key) {
     Compute c = co_await next<Compute>(worker(w));
-    co_return c.key;
+    EXPECT_EQ(c.key, key) << "on worker " << w;
+  }
+  // Submits graph `graph` of task "a" on worker 0 and "b" on worker 1; each gets its own.
+  Task<void> one_on_each(uint64_t graph) {
+    std::vector<TaskSpec> tasks = {task("a", {}, 0), task("b", {}, 1)};
+    co_await submit(graph, tasks);
+    co_await expect_computed(0, "a");
+    co_await expect_computed(1, "b");
+  }
+  // The client's next message: graph `graph` failed with `error`.
+  Task<void> expect_failed(uint64_t graph, std::string error) {
+    GraphFailed f = co_await next<GraphFailed>(*client_);
+    EXPECT_EQ(f.graph, graph);
+    EXPECT_EQ(f.error, error);
   }
   Task<void> done(int worker, std::string key, uint64_t nbytes) {
     TaskDone d{std::move(key), nbytes};
@@ -97,6 +110,15 @@ class SchedulerTest : public LoopFixture {
   std::string address_;
   std::vector<std::unique_ptr<Channel>> workers_;
   std::unique_ptr<Channel> client_;
+};
+
+// Both workers and the client connected, the client told "ready".
+class SchedulerJoined : public SchedulerTest {
+ protected:
+  void SetUp() override {
+    SchedulerTest::SetUp();
+    run([&](CancelToken) -> Task<void> { co_await join_all(); });
+  }
 };
 
 TEST_F(SchedulerTest, ClientIsReadyOnlyOnceEveryWorkerRegistered) {
@@ -120,9 +142,8 @@ TEST_F(SchedulerTest, ClientIsReadyOnlyOnceEveryWorkerRegistered) {
 
 // A task runs once its dependencies are in memory, on the worker that holds most of
 // their bytes, and learns where each lives; the client gets every key's place and size.
-TEST_F(SchedulerTest, GraphRunsInDependencyOrderWhereMostInputBytesAre) {
+TEST_F(SchedulerJoined, GraphRunsInDependencyOrderWhereMostInputBytesAre) {
   run([&](CancelToken) -> Task<void> {
-    co_await join_all();
     std::vector<TaskSpec> g1 = {task("a", {}, 0), task("b", {}, 1), task("c", {"a", "b"})};
     co_await submit(1, g1);
     Compute a = co_await next<Compute>(worker(0));
@@ -153,25 +174,19 @@ TEST_F(SchedulerTest, GraphRunsInDependencyOrderWhereMostInputBytesAre) {
     // its one input is, e where the larger of its two is.
     std::vector<TaskSpec> g2 = {task("d", {"a"}), task("e", {"b", "a"})};
     co_await submit(2, g2);
-    std::string on0 = co_await computed(0), on1 = co_await computed(1);
-    EXPECT_EQ(on0, "d");
-    EXPECT_EQ(on1, "e");
+    co_await expect_computed(0, "d");
+    co_await expect_computed(1, "e");
   });
 }
 
-TEST_F(SchedulerTest, BadSubmissionsFailTheirGraphAndLeaveNothingBehind) {
+TEST_F(SchedulerJoined, BadSubmissionsFailTheirGraphAndLeaveNothingBehind) {
   run([&](CancelToken) -> Task<void> {
-    co_await join_all();
     std::vector<TaskSpec> g3 = {task("a"), task("b", {"nope"})};
     co_await submit(1, g3);
-    GraphFailed f = co_await next<GraphFailed>(*client_);
-    EXPECT_EQ(f.graph, 1u);
-    EXPECT_EQ(f.error, "task 'b' depends on unknown key 'nope'");
+    co_await expect_failed(1, "task 'b' depends on unknown key 'nope'");
     std::vector<TaskSpec> g4 = {task("x"), task("x")};
     co_await submit(2, g4);
-    f = co_await next<GraphFailed>(*client_);
-    EXPECT_EQ(f.graph, 2u);
-    EXPECT_EQ(f.error, "key 'x' submitted twice");
+    co_await expect_failed(2, "key 'x' submitted twice");
     std::vector<TaskSpec> g5 = {};
     co_await submit(3, g5);
     GraphDone empty = co_await next<GraphDone>(*client_);
@@ -180,44 +195,35 @@ TEST_F(SchedulerTest, BadSubmissionsFailTheirGraphAndLeaveNothingBehind) {
     // The refused graphs' keys were forgotten: the same keys are accepted again.
     std::vector<TaskSpec> g6 = {task("a", {}, 0), task("x", {}, 0)};
     co_await submit(4, g6);
-    std::string first = co_await computed(0), second = co_await computed(0);
-    EXPECT_EQ(first, "a");
-    EXPECT_EQ(second, "x");
+    co_await expect_computed(0, "a");
+    co_await expect_computed(0, "x");
   });
 }
 
-TEST_F(SchedulerTest, FailedTaskFailsItsGraphNamingTheWorker) {
+TEST_F(SchedulerJoined, FailedTaskFailsItsGraphNamingTheWorker) {
   run([&](CancelToken) -> Task<void> {
-    co_await join_all();
-    std::vector<TaskSpec> g7 = {task("a", {}, 1), task("b", {}, 0)};
-    co_await submit(5, g7);
-    co_await computed(1);
-    co_await computed(0);
+    co_await one_on_each(5);
     TaskFailed boom{"a", "boom", -1};
-    co_await worker(1).send(boom);
-    GraphFailed f = co_await next<GraphFailed>(*client_);
-    EXPECT_EQ(f.graph, 5u);
-    EXPECT_EQ(f.error, "task 'a' failed on worker 1 (rank 2, tcp://w1): boom");
+    co_await worker(0).send(boom);
+    co_await expect_failed(5, "task 'a' failed on worker 0 (rank 1, tcp://w0): boom");
     // A fetch that broke on a peer is that peer's loss.
-    std::vector<TaskSpec> g8 = {task("c", {}, 0)};
-    co_await submit(6, g8);
-    co_await computed(0);
-    TaskFailed lost{"c", "connection reset", 1};
-    co_await worker(0).send(lost);
-    f = co_await next<GraphFailed>(*client_);
-    EXPECT_EQ(f.graph, 6u);
-    EXPECT_EQ(f.error,
-              "lost worker 1 (rank 2, tcp://w1), seen by task 'c' on worker 0 (rank 1, tcp://w0): "
-              "connection reset");
+    std::vector<TaskSpec> g6 = {task("c", {}, 1)};
+    co_await submit(6, g6);
+    co_await expect_computed(1, "c");
+    TaskFailed lost{"c", "connection reset", 0};
+    co_await worker(1).send(lost);
+    co_await expect_failed(
+        6,
+        "lost worker 0 (rank 1, tcp://w0), seen by task 'c' on worker 1 (rank 2, tcp://w1): "
+        "connection reset");
   });
 }
 
-TEST_F(SchedulerTest, LostWorkerFailsThePendingGraph) {
+TEST_F(SchedulerJoined, LostWorkerFailsThePendingGraph) {
   run([&](CancelToken) -> Task<void> {
-    co_await join_all();
     std::vector<TaskSpec> g9 = {task("a", {}, 1)};
     co_await submit(9, g9);
-    co_await computed(1);
+    co_await expect_computed(1, "a");
     worker(1).abort();
     GraphFailed f = co_await next<GraphFailed>(*client_);
     EXPECT_EQ(f.graph, 9u);
@@ -226,19 +232,13 @@ TEST_F(SchedulerTest, LostWorkerFailsThePendingGraph) {
     // With no live worker left for it, a new task fails its graph instead of waiting.
     std::vector<TaskSpec> g10 = {task("b", {}, 1)};
     co_await submit(10, g10);
-    f = co_await next<GraphFailed>(*client_);
-    EXPECT_EQ(f.graph, 10u);
-    EXPECT_EQ(f.error, "no live worker for task 'b'");
+    co_await expect_failed(10, "no live worker for task 'b'");
   });
 }
 
-TEST_F(SchedulerTest, ReleaseGoesToEachKeysHolder) {
+TEST_F(SchedulerJoined, ReleaseGoesToEachKeysHolder) {
   run([&](CancelToken) -> Task<void> {
-    co_await join_all();
-    std::vector<TaskSpec> g11 = {task("a", {}, 0), task("b", {}, 1)};
-    co_await submit(1, g11);
-    co_await computed(0);
-    co_await computed(1);
+    co_await one_on_each(1);
     co_await done(0, "a", 1);
     co_await done(1, "b", 1);
     GraphDone g = co_await next<GraphDone>(*client_);
@@ -253,9 +253,8 @@ TEST_F(SchedulerTest, ReleaseGoesToEachKeysHolder) {
 
 // The client's stats request reaches every worker; their replies come back as one, after
 // the scheduler's own entry (worker -1); a reply to an older request is ignored.
-TEST_F(SchedulerTest, StatsRepliesAreMergedForTheClient) {
+TEST_F(SchedulerJoined, StatsRepliesAreMergedForTheClient) {
   run([&](CancelToken) -> Task<void> {
-    co_await join_all();
     StatsRequest q{7};
     co_await client_->send(q);
     for (int w = 0; w < kWorkers; ++w) {
@@ -276,9 +275,8 @@ TEST_F(SchedulerTest, StatsRepliesAreMergedForTheClient) {
   });
 }
 
-TEST_F(SchedulerTest, ShutdownReachesEveryWorker) {
+TEST_F(SchedulerJoined, ShutdownReachesEveryWorker) {
   run([&](CancelToken) -> Task<void> {
-    co_await join_all();
     Shutdown bye;
     co_await client_->send(bye);
     for (int w = 0; w < kWorkers; ++w) {

@@ -41,13 +41,7 @@ TEST_P(CommSuite, EchoMultiFrameMessagesByteForByte) {
     auto comm = co_await connect(addr);
     EXPECT_EQ(comm->peer_address().rfind(GetParam().scheme + "://", 0), 0u) << comm->peer_address();
     EXPECT_EQ(comm->local_address().rfind(GetParam().scheme + "://", 0), 0u);
-    Message in;
-    for (size_t id = 0; id < shapes.size(); ++id) {
-      PatternMessage out(id, shapes[id]);
-      co_await comm->write(out.msg);
-      co_await comm->read(in);
-      EXPECT_EQ(wrong_bytes(in, id, shapes[id]), 0u) << "message " << id;
-    }
+    co_await expect_echoes(*comm, shapes);
     co_await comm->close();
   });
   expect_clean_handlers();
@@ -134,16 +128,9 @@ TEST_P(CommSuite, ConcurrentWritesAndReadsKeepOrder) {
   constexpr size_t kMessages = 64;
   run([&](CancelToken) -> Task<void> {
     auto comm = co_await connect(co_await listen(echo()));
-    std::vector<PatternMessage> outs;
-    for (size_t i = 0; i < kMessages; ++i) outs.emplace_back(i, Shape{100 + i * 37});
-    std::vector<Message> ins(kMessages);
-    std::vector<Task<void>> ops;
-    for (size_t i = 0; i < kMessages; ++i) ops.push_back(comm->write(outs[i].msg));
-    for (size_t i = 0; i < kMessages; ++i) ops.push_back(comm->read(ins[i]));
-    co_await when_all(std::move(ops));
-    size_t wrong = 0;
-    for (size_t i = 0; i < kMessages; ++i) wrong += wrong_bytes(ins[i], i, {100 + i * 37});
-    EXPECT_EQ(wrong, 0u);
+    std::vector<Shape> shapes;
+    for (size_t i = 0; i < kMessages; ++i) shapes.push_back({100 + i * 37});
+    co_await expect_pipelined_echoes(*comm, shapes);
   });
 }
 
@@ -230,14 +217,7 @@ TEST_P(CommSuite, ReadTimesOut) {
   run([&](CancelToken) -> Task<void> {
     auto comm = co_await connect(co_await listen(echo()));
     auto start = std::chrono::steady_clock::now();
-    bool timed_out = false;
-    try {
-      Message m;
-      Comm& c = *comm;
-      co_await with_timeout(loop_, 50ms, [&](CancelToken t) { return c.read(m, t); });
-    } catch (const TimeoutError&) {
-      timed_out = true;
-    }
+    bool timed_out = co_await read_times_out(*comm, 50ms);
     EXPECT_TRUE(timed_out);
     EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   });

@@ -80,6 +80,18 @@ class StagedCommTest : public LoopFixture {
     });
   }
 
+  // Sends message `id` of `shape` from client to server: it must arrive whole, every
+  // frame in `kind`.
+  void expect_delivered(size_t id, const Shape& shape, MemoryKind kind) {
+    run([&](CancelToken) -> Task<void> {
+      PatternMessage out(id, shape);
+      Message in;
+      co_await when_all(client_->write(out.msg), server_->read(in));
+      EXPECT_EQ(wrong_bytes(in, id, shape), 0u);
+      for (const auto& f : in.frames) EXPECT_EQ(f.kind, kind);
+    });
+  }
+
   // The fake device allocator for MemoryKind::cuda (host memory that counts itself).
   struct CountingAlloc final : MemoryAllocator {
     size_t live = 0;
@@ -156,28 +168,14 @@ TEST_F(StagedCommTest, ReceiverChoosesTheDeliveredKind) {
   StagedOptions to_host = chunked(512);
   to_host.deliver = H;
   connect_staged(chunked(512), to_host);
-  Shape shape = {{100, D}, {3000, D}, {9, H}};
-  run([&](CancelToken) -> Task<void> {
-    PatternMessage out(3, shape);
-    Message in;
-    co_await when_all(client_->write(out.msg), server_->read(in));
-    EXPECT_EQ(wrong_bytes(in, 3, shape), 0u);
-    for (const auto& f : in.frames) EXPECT_EQ(f.kind, H);
-  });
+  expect_delivered(3, {{100, D}, {3000, D}, {9, H}}, H);
 }
 
 TEST_F(StagedCommTest, HostFramesCanBeDeliveredToTheDevice) {
   StagedOptions to_dev = chunked(512);
   to_dev.deliver = D;
   connect_staged(chunked(512), to_dev);
-  Shape shape = {{100, H}, {3000, H}};
-  run([&](CancelToken) -> Task<void> {
-    PatternMessage out(4, shape);
-    Message in;
-    co_await when_all(client_->write(out.msg), server_->read(in));
-    EXPECT_EQ(wrong_bytes(in, 4, shape), 0u);
-    for (const auto& f : in.frames) EXPECT_EQ(f.kind, D);
-  });
+  expect_delivered(4, {{100, H}, {3000, H}}, D);
   EXPECT_GT(server_ops_.copies_issued(), 0u);
 }
 

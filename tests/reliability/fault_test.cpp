@@ -48,17 +48,11 @@ class FaultSuite : public BackendSuite {
 };
 
 TEST_P(FaultSuite, WrapperIsTransparentWithoutFaults) {
-  std::vector<std::vector<size_t>> shapes = {{1}, {}, {0}, {7, 0, 4096}, {(1u << 20) + 17, 5}};
+  std::vector<Shape> shapes = {{1}, {}, {0}, {7, 0, 4096}, {(1u << 20) + 17, 5}};
   run([&](CancelToken) -> Task<void> {
     auto comm = co_await connect(co_await listen(*fault_, echo()));
     EXPECT_EQ(comm->peer_address().rfind("fault+" + GetParam().scheme + "://", 0), 0u);
-    Message in;
-    for (size_t id = 0; id < shapes.size(); ++id) {
-      PatternMessage out(id, shapes[id]);
-      co_await comm->write(out.msg);
-      co_await comm->read(in);
-      EXPECT_EQ(wrong_bytes(in, id, shapes[id]), 0u) << "message " << id;
-    }
+    co_await expect_echoes(*comm, shapes);
     co_await comm->close();
   });
   EXPECT_EQ(plan_->injected, 0u);
@@ -71,14 +65,7 @@ TEST_P(FaultSuite, DelayedReadTimesOut) {
   run([&](CancelToken) -> Task<void> {
     auto comm = co_await connect(co_await listen(*fault_, echo()));
     auto t0 = Clock::now();
-    bool timed_out = false;
-    try {
-      Message m;
-      Comm& c = *comm;
-      co_await with_timeout(loop_, 100ms, [&](CancelToken t) { return c.read(m, t); });
-    } catch (const TimeoutError&) {
-      timed_out = true;
-    }
+    bool timed_out = co_await read_times_out(*comm, 100ms);
     EXPECT_TRUE(timed_out);
     EXPECT_LT(Clock::now() - t0, 1s);
   });
@@ -93,16 +80,9 @@ TEST_P(FaultSuite, DelayedReadsAndWritesStillDeliverInOrder) {
     auto comm = co_await connect(co_await listen(*fault_, echo()));
     auto t0 = Clock::now();
     constexpr size_t kMessages = 8;
-    std::vector<PatternMessage> outs;
-    for (size_t i = 0; i < kMessages; ++i) outs.emplace_back(i, Shape{i * 1000 + 1, 3});
-    std::vector<Message> ins(kMessages);
-    std::vector<Task<void>> ops;
-    for (size_t i = 0; i < kMessages; ++i) ops.push_back(comm->write(outs[i].msg));
-    for (size_t i = 0; i < kMessages; ++i) ops.push_back(comm->read(ins[i]));
-    co_await when_all(std::move(ops));
-    size_t wrong = 0;
-    for (size_t i = 0; i < kMessages; ++i) wrong += wrong_bytes(ins[i], i, {i * 1000 + 1, 3});
-    EXPECT_EQ(wrong, 0u);
+    std::vector<Shape> shapes;
+    for (size_t i = 0; i < kMessages; ++i) shapes.push_back({i * 1000 + 1, 3});
+    co_await expect_pipelined_echoes(*comm, shapes);
     EXPECT_GE(Clock::now() - t0, 5ms);  // the delays really happened (they overlap)
     co_await comm->close();
   });

@@ -82,11 +82,43 @@ Task<void> LoopFixture::connect_pair(std::unique_ptr<Comm>& client, std::unique_
   while (!server) co_await loop_.sleep_for(1ms);
 }
 
+Task<void> LoopFixture::expect_echoes(Comm& comm, const std::vector<Shape>& shapes) {
+  Message in;
+  for (size_t id = 0; id < shapes.size(); ++id) {
+    PatternMessage out(id, shapes[id]);
+    co_await comm.write(out.msg);
+    co_await comm.read(in);
+    EXPECT_EQ(wrong_bytes(in, id, shapes[id]), 0u) << "message " << id;
+  }
+}
+
+Task<void> LoopFixture::expect_pipelined_echoes(Comm& comm, const std::vector<Shape>& shapes) {
+  std::vector<PatternMessage> outs;
+  for (size_t id = 0; id < shapes.size(); ++id) outs.emplace_back(id, shapes[id]);
+  std::vector<Message> ins(shapes.size());
+  std::vector<Task<void>> ops;
+  for (const auto& out : outs) ops.push_back(comm.write(out.msg));
+  for (auto& in : ins) ops.push_back(comm.read(in));
+  co_await when_all(std::move(ops));
+  for (size_t id = 0; id < shapes.size(); ++id)
+    EXPECT_EQ(wrong_bytes(ins[id], id, shapes[id]), 0u) << "message " << id;
+}
+
 Task<bool> LoopFixture::read_fails_closed(Comm& comm) {
   Message m;
   try {
     co_await comm.read(m);
   } catch (const CommClosedError&) {
+    co_return true;
+  }
+  co_return false;
+}
+
+Task<bool> LoopFixture::read_times_out(Comm& comm, std::chrono::milliseconds limit) {
+  try {
+    Message m;
+    co_await with_timeout(loop_, limit, [&](CancelToken t) { return comm.read(m, t); });
+  } catch (const TimeoutError&) {
     co_return true;
   }
   co_return false;

@@ -14,6 +14,7 @@
 
 #include "comm/comm.hpp"
 #include "echo_server.hpp"
+#include "pattern_message.hpp"
 #include "runtime/timeout.hpp"
 
 namespace commbench::testing {
@@ -63,8 +64,16 @@ class LoopFixture : public ::testing::Test {
   // An echo server recording into echo_.
   CommHandler echo() { return echo_server(&echo_); }
 
+  // Writes message i of shapes[i] for every i, each followed by a read of its echo, which
+  // must come back byte for byte.
+  static Task<void> expect_echoes(Comm& comm, const std::vector<Shape>& shapes);
+  // The same with every write and every read posted at once: the echoes must still
+  // come back whole and in order.
+  static Task<void> expect_pipelined_echoes(Comm& comm, const std::vector<Shape>& shapes);
   // Reads one message from `comm`: true if the read failed with CommClosedError.
   static Task<bool> read_fails_closed(Comm& comm);
+  // Reads from `comm` with a deadline of `limit`: true if the read failed with TimeoutError.
+  Task<bool> read_times_out(Comm& comm, std::chrono::milliseconds limit);
   // Starts a read on `reader`, closes `closer` (its peer) 10 ms later: true if the
   // pending read then failed with CommClosedError.
   Task<bool> peer_close_fails_read(Comm& reader, Comm& closer);
