@@ -155,21 +155,21 @@ TEST_F(SchedulerJoined, GraphRunsInDependencyOrderWhereMostInputBytesAre) {
     co_await done(1, "b", 5000);
     Compute c = co_await next<Compute>(worker(1));  // holds 5000 of c's 5100 input bytes
     EXPECT_EQ(c.key, "c");
-    ASSERT_EQ(c.deps.size(), 2u);
-    EXPECT_EQ(c.deps[0].key, "a");
-    EXPECT_EQ(c.deps[0].worker, 0);
-    EXPECT_EQ(c.deps[1].key, "b");
-    EXPECT_EQ(c.deps[1].worker, 1);
+    EXPECT_EQ(c.deps.size(), 2u);
+    EXPECT_EQ(c.deps.at(0).key, "a");
+    EXPECT_EQ(c.deps.at(0).worker, 0);
+    EXPECT_EQ(c.deps.at(1).key, "b");
+    EXPECT_EQ(c.deps.at(1).worker, 1);
     co_await done(1, "c", 8);
     GraphDone g = co_await next<GraphDone>(*client_);
     EXPECT_EQ(g.graph, 1u);
-    ASSERT_EQ(g.results.size(), 3u);
-    EXPECT_EQ(g.results[0].key, "a");
-    EXPECT_EQ(g.results[0].worker, 0);
-    EXPECT_EQ(g.results[0].nbytes, 100u);
-    EXPECT_EQ(g.results[2].key, "c");
-    EXPECT_EQ(g.results[2].worker, 1);
-    EXPECT_EQ(g.results[2].nbytes, 8u);
+    EXPECT_EQ(g.results.size(), 3u);
+    EXPECT_EQ(g.results.at(0).key, "a");
+    EXPECT_EQ(g.results.at(0).worker, 0);
+    EXPECT_EQ(g.results.at(0).nbytes, 100u);
+    EXPECT_EQ(g.results.at(2).key, "c");
+    EXPECT_EQ(g.results.at(2).worker, 1);
+    EXPECT_EQ(g.results.at(2).nbytes, 8u);
     // A later graph may depend on keys already in memory: its tasks run at once, d where
     // its one input is, e where the larger of its two is.
     std::vector<TaskSpec> g2 = {task("d", {"a"}), task("e", {"b", "a"})};
@@ -269,9 +269,9 @@ TEST_F(SchedulerJoined, StatsRepliesAreMergedForTheClient) {
     }
     StatsReply all = co_await next<StatsReply>(*client_);
     EXPECT_EQ(all.id, 7u);
-    ASSERT_EQ(all.workers.size(), 3u);
-    EXPECT_EQ(all.workers[0].worker, -1);
-    EXPECT_EQ(all.workers[1].tasks + all.workers[2].tasks, 21u);
+    EXPECT_EQ(all.workers.size(), 3u);
+    EXPECT_EQ(all.workers.at(0).worker, -1);
+    EXPECT_EQ(all.workers.at(1).tasks + all.workers.at(2).tasks, 21u);
   });
 }
 

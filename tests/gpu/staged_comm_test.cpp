@@ -138,7 +138,7 @@ TEST_F(StagedCommTest, MixedMessagesArriveByteForByteInTheSendersKinds) {
       co_await when_all(client_->write(out.msg), server_->read(in));
       EXPECT_EQ(wrong_bytes(in, id, shapes[id]), 0u) << "message " << id;
       for (size_t f = 0; f < in.frames.size(); ++f)
-        EXPECT_EQ(in.frames[f].kind, shapes[id][f].second) << "message " << id << " frame " << f;
+        EXPECT_EQ(in.frames[f].kind, shapes[id][f].kind) << "message " << id << " frame " << f;
     }
   });
   EXPECT_GT(client_ops_.copies_issued(), 0u);
