@@ -57,6 +57,15 @@ class Reader {
     std::memcpy(&v, in.data() + pos, sizeof(T));
     pos += sizeof(T);
   }
+  // A role is one of three values: decoding any other byte would hand the scheduler a
+  // Hello from nobody it knows.
+  void operator()(Role& r) {
+    uint8_t v;
+    (*this)(v);
+    if (v < static_cast<uint8_t>(Role::worker) || v > static_cast<uint8_t>(Role::peer))
+      throw ProtocolError("unknown role " + std::to_string(v) + " in Hello");
+    r = static_cast<Role>(v);
+  }
   void operator()(std::string& s) {
     uint32_t n = length(1);
     s.assign(reinterpret_cast<const char*>(in.data() + pos), n);

@@ -12,4 +12,11 @@ void fill_pattern(void* data, size_t size, uint64_t seed) noexcept;
 // Number of bytes that differ from the pattern.
 size_t check_pattern(const void* data, size_t size, uint64_t seed) noexcept;
 
+// The seed of frame `frame` of message `message`, for tests that send multi-frame
+// messages: neighbouring messages and frames get different patterns, so a frame delivered
+// in another's place is caught (the pattern repeats only every 256 seeds).
+constexpr uint64_t frame_seed(uint64_t message, uint64_t frame) noexcept {
+  return message * 37 + frame;
+}
+
 }  // namespace commbench

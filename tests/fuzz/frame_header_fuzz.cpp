@@ -13,14 +13,10 @@
 
 #include "comm/errors.hpp"
 #include "comm/frame_header.hpp"
+#include "fuzz_check.hpp"
 
 using namespace commbench;
-
-namespace {
-void check(bool ok) {
-  if (!ok) std::abort();
-}
-}  // namespace
+using fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

@@ -9,14 +9,10 @@
 
 #include "comm/errors.hpp"
 #include "comm/handshake.hpp"
+#include "fuzz_check.hpp"
 
 using namespace commbench;
-
-namespace {
-void check(bool ok) {
-  if (!ok) std::abort();
-}
-}  // namespace
+using fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const std::byte> in(reinterpret_cast<const std::byte*>(data), size);

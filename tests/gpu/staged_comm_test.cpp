@@ -11,48 +11,19 @@
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
 #include "gpu/host_device_ops.hpp"
-#include "runtime/timeout.hpp"
+#include "loop_fixture.hpp"
+#include "pattern_message.hpp"
 #include "runtime/when_all.hpp"
 
 using namespace commbench;
 using namespace commbench::gpu;
+using namespace commbench::testing;
 using namespace std::chrono_literals;
 
 namespace {
 
 constexpr auto H = MemoryKind::host;
 constexpr auto D = MemoryKind::cuda;
-
-uint8_t byte_at(size_t msg, size_t frame, size_t i) {
-  return static_cast<uint8_t>((msg * 131 + frame * 29 + i * 7 + (i >> 8)) & 0xff);
-}
-
-// Frames owned by the test, in fake device memory or host memory.
-struct Outgoing {
-  std::vector<Storage> store;
-  Message msg;
-  Outgoing(size_t id, const std::vector<std::pair<size_t, MemoryKind>>& shape) {
-    store.resize(shape.size());
-    for (size_t f = 0; f < shape.size(); ++f) {
-      auto [size, kind] = shape[f];
-      auto* p = static_cast<uint8_t*>(store[f].reserve(size, kind));
-      for (size_t i = 0; i < size; ++i) p[i] = byte_at(id, f, i);
-      msg.frames.push_back(Buffer{p, size, kind});
-    }
-  }
-};
-
-size_t wrong_bytes(const Message& m, size_t id,
-                   const std::vector<std::pair<size_t, MemoryKind>>& shape) {
-  if (m.frames.size() != shape.size()) return ~size_t{0};
-  size_t wrong = 0;
-  for (size_t f = 0; f < shape.size(); ++f) {
-    if (m.frames[f].size != shape[f].first) return ~size_t{0};
-    auto* p = static_cast<const uint8_t*>(m.frames[f].data);
-    for (size_t i = 0; i < shape[f].first; ++i) wrong += p[i] != byte_at(id, f, i);
-  }
-  return wrong;
-}
 
 // Sits between StagedComm and TCP and notes, for every inner write and read, whether a
 // staging copy was still pending when it started: that is the overlap the pipeline is for.
@@ -82,29 +53,24 @@ class ObservingComm final : public Comm {
   HostDeviceOps& ops_;
 };
 
-class StagedCommTest : public ::testing::Test {
+class StagedCommTest : public LoopFixture {
  protected:
   void SetUp() override {
     old_ = set_allocator(D, &device_alloc_);
-    backend_ = registry().create("tcp", loop_);
+    use_backend("tcp");
   }
   void TearDown() override {
     client_.reset();
     server_.reset();
+    LoopFixture::TearDown();
     set_allocator(D, old_);
   }
 
   // Connects a pair over TCP and wraps both ends (each with its own fake device).
-  void connect_pair(StagedOptions client_opt, StagedOptions server_opt) {
+  void connect_staged(StagedOptions client_opt, StagedOptions server_opt) {
     run([&](CancelToken) -> Task<void> {
-      std::unique_ptr<Comm> accepted;
-      listener_ = backend_->make_listener(backend_->default_listen_address("127.0.0.1"));
-      co_await listener_->start([&](std::unique_ptr<Comm> c) -> Task<void> {
-        accepted = std::move(c);
-        co_return;
-      });
-      auto raw = co_await backend_->make_connector()->connect(listener_->contact_address(), 5s);
-      while (!accepted) co_await loop_.sleep_for(100us);
+      std::unique_ptr<Comm> raw, accepted;
+      co_await connect_pair(raw, accepted);
       auto c = std::make_unique<ObservingComm>(std::move(raw), client_ops_);
       auto s = std::make_unique<ObservingComm>(std::move(accepted), server_ops_);
       client_seen_ = c.get();
@@ -114,9 +80,16 @@ class StagedCommTest : public ::testing::Test {
     });
   }
 
-  template <typename F>
-  void run(F body) {
-    loop_.run(with_timeout(loop_, 30s, [&](CancelToken t) -> Task<void> { co_await body(t); }));
+  // Sends message `id` of `shape` from client to server: it must arrive whole, every
+  // frame in `kind`.
+  void expect_delivered(size_t id, const Shape& shape, MemoryKind kind) {
+    run([&](CancelToken) -> Task<void> {
+      PatternMessage out(id, shape);
+      Message in;
+      co_await when_all(client_->write(out.msg), server_->read(in));
+      EXPECT_EQ(wrong_bytes(in, id, shape), 0u);
+      for (const auto& f : in.frames) EXPECT_EQ(f.kind, kind);
+    });
   }
 
   // The fake device allocator for MemoryKind::cuda (host memory that counts itself).
@@ -132,9 +105,6 @@ class StagedCommTest : public ::testing::Test {
     }
   } device_alloc_;
   MemoryAllocator* old_ = nullptr;
-  EventLoop loop_;
-  std::unique_ptr<Backend> backend_;
-  std::unique_ptr<Listener> listener_;
   HostDeviceOps client_ops_{3}, server_ops_{2};
   std::unique_ptr<StagedComm> client_, server_;
   ObservingComm *client_seen_ = nullptr, *server_seen_ = nullptr;
@@ -149,8 +119,8 @@ StagedOptions chunked(size_t bytes) {
 }  // namespace
 
 TEST_F(StagedCommTest, MixedMessagesArriveByteForByteInTheSendersKinds) {
-  connect_pair(chunked(1000), chunked(1000));
-  std::vector<std::vector<std::pair<size_t, MemoryKind>>> shapes = {
+  connect_staged(chunked(1000), chunked(1000));
+  std::vector<Shape> shapes = {
       {},
       {{0, D}},
       {{1, D}},
@@ -163,22 +133,22 @@ TEST_F(StagedCommTest, MixedMessagesArriveByteForByteInTheSendersKinds) {
   };
   run([&](CancelToken) -> Task<void> {
     for (size_t id = 0; id < shapes.size(); ++id) {
-      Outgoing out(id, shapes[id]);
+      PatternMessage out(id, shapes[id]);
       Message in;
       co_await when_all(client_->write(out.msg), server_->read(in));
       EXPECT_EQ(wrong_bytes(in, id, shapes[id]), 0u) << "message " << id;
       for (size_t f = 0; f < in.frames.size(); ++f)
-        EXPECT_EQ(in.frames[f].kind, shapes[id][f].second) << "message " << id << " frame " << f;
+        EXPECT_EQ(in.frames[f].kind, shapes[id][f].kind) << "message " << id << " frame " << f;
     }
   });
   EXPECT_GT(client_ops_.copies_issued(), 0u);
 }
 
 TEST_F(StagedCommTest, PipelineOverlapsCopiesWithTransfers) {
-  connect_pair(chunked(4096), chunked(4096));
-  std::vector<std::pair<size_t, MemoryKind>> shape = {{64 * 4096 + 123, D}};
+  connect_staged(chunked(4096), chunked(4096));
+  Shape shape = {{64 * 4096 + 123, D}};
   run([&](CancelToken) -> Task<void> {
-    Outgoing out(7, shape);
+    PatternMessage out(7, shape);
     Message in;
     co_await when_all(client_->write(out.msg), server_->read(in));
     EXPECT_EQ(wrong_bytes(in, 7, shape), 0u);
@@ -197,44 +167,28 @@ TEST_F(StagedCommTest, PipelineOverlapsCopiesWithTransfers) {
 TEST_F(StagedCommTest, ReceiverChoosesTheDeliveredKind) {
   StagedOptions to_host = chunked(512);
   to_host.deliver = H;
-  connect_pair(chunked(512), to_host);
-  std::vector<std::pair<size_t, MemoryKind>> shape = {{100, D}, {3000, D}, {9, H}};
-  run([&](CancelToken) -> Task<void> {
-    Outgoing out(3, shape);
-    Message in;
-    co_await when_all(client_->write(out.msg), server_->read(in));
-    EXPECT_EQ(wrong_bytes(in, 3, shape), 0u);
-    for (const auto& f : in.frames) EXPECT_EQ(f.kind, H);
-  });
+  connect_staged(chunked(512), to_host);
+  expect_delivered(3, {{100, D}, {3000, D}, {9, H}}, H);
 }
 
 TEST_F(StagedCommTest, HostFramesCanBeDeliveredToTheDevice) {
   StagedOptions to_dev = chunked(512);
   to_dev.deliver = D;
-  connect_pair(chunked(512), to_dev);
-  std::vector<std::pair<size_t, MemoryKind>> shape = {{100, H}, {3000, H}};
-  run([&](CancelToken) -> Task<void> {
-    Outgoing out(4, shape);
-    Message in;
-    co_await when_all(client_->write(out.msg), server_->read(in));
-    EXPECT_EQ(wrong_bytes(in, 4, shape), 0u);
-    for (const auto& f : in.frames) EXPECT_EQ(f.kind, D);
-  });
+  connect_staged(chunked(512), to_dev);
+  expect_delivered(4, {{100, H}, {3000, H}}, D);
   EXPECT_GT(server_ops_.copies_issued(), 0u);
 }
 
 TEST_F(StagedCommTest, ConcurrentWritesAndReadsKeepWholeMessagesInOrder) {
-  connect_pair(chunked(256), chunked(256));
+  connect_staged(chunked(256), chunked(256));
   constexpr size_t kWindow = 16;
-  auto shape_of = [](size_t id) {
-    return std::vector<std::pair<size_t, MemoryKind>>{{8, H}, {100 + 97 * id, D}};
-  };
+  auto shape_of = [](size_t id) { return Shape{{8, H}, {100 + 97 * id, D}}; };
   run([&](CancelToken) -> Task<void> {
-    std::vector<std::unique_ptr<Outgoing>> outs;
+    std::vector<std::unique_ptr<PatternMessage>> outs;
     std::vector<Message> ins(kWindow);
     std::vector<Task<void>> ops;
     for (size_t id = 0; id < kWindow; ++id) {
-      outs.push_back(std::make_unique<Outgoing>(id, shape_of(id)));
+      outs.push_back(std::make_unique<PatternMessage>(id, shape_of(id)));
       ops.push_back(client_->write(outs.back()->msg));
     }
     for (size_t id = 0; id < kWindow; ++id) ops.push_back(server_->read(ins[id]));
@@ -245,10 +199,10 @@ TEST_F(StagedCommTest, ConcurrentWritesAndReadsKeepWholeMessagesInOrder) {
 }
 
 TEST_F(StagedCommTest, BidirectionalExchangeUsesSeparateLanes) {
-  connect_pair(chunked(1024), chunked(1024));
-  std::vector<std::pair<size_t, MemoryKind>> a = {{20000, D}}, b = {{30001, D}};
+  connect_staged(chunked(1024), chunked(1024));
+  Shape a = {{20000, D}}, b = {{30001, D}};
   run([&](CancelToken) -> Task<void> {
-    Outgoing oa(1, a), ob(2, b);
+    PatternMessage oa(1, a), ob(2, b);
     Message ia, ib;
     co_await when_all(client_->write(oa.msg), server_->write(ob.msg), server_->read(ia),
                       client_->read(ib));
@@ -258,7 +212,7 @@ TEST_F(StagedCommTest, BidirectionalExchangeUsesSeparateLanes) {
 }
 
 TEST_F(StagedCommTest, UnstagedPeerIsAProtocolError) {
-  connect_pair(chunked(1024), chunked(1024));
+  connect_staged(chunked(1024), chunked(1024));
   run([&](CancelToken) -> Task<void> {
     char junk[40] = "not a staged descriptor";
     Message bad({Buffer{junk, sizeof junk, H}});
@@ -275,31 +229,18 @@ TEST_F(StagedCommTest, UnstagedPeerIsAProtocolError) {
 }
 
 TEST_F(StagedCommTest, PeerCloseFailsAPendingRead) {
-  connect_pair(chunked(1024), chunked(1024));
+  connect_staged(chunked(1024), chunked(1024));
   run([&](CancelToken) -> Task<void> {
-    bool closed = false;
-    auto reader = [&]() -> Task<void> {
-      Message in;
-      try {
-        co_await server_->read(in);
-      } catch (const CommClosedError&) {
-        closed = true;
-      }
-    };
-    auto closer = [&]() -> Task<void> {
-      co_await loop_.sleep_for(1ms);
-      co_await client_->close();
-    };
-    co_await when_all(reader(), closer());
+    bool closed = co_await peer_close_fails_read(*server_, *client_);
     EXPECT_TRUE(closed);
   });
 }
 
 TEST_F(StagedCommTest, ReceivedDeviceStorageIsReleased) {
-  connect_pair(chunked(1000), chunked(1000));
-  std::vector<std::pair<size_t, MemoryKind>> shape = {{5000, D}};
+  connect_staged(chunked(1000), chunked(1000));
+  Shape shape = {{5000, D}};
   run([&](CancelToken) -> Task<void> {
-    Outgoing out(9, shape);
+    PatternMessage out(9, shape);
     {
       Message in;
       co_await when_all(client_->write(out.msg), server_->read(in));

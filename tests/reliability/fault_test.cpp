@@ -8,7 +8,8 @@
 
 #include "comm/errors.hpp"
 #include "fault/fault_backend.hpp"
-#include "reliability_support.hpp"
+#include "loop_fixture.hpp"
+#include "pattern_message.hpp"
 #include "runtime/when_all.hpp"
 
 using namespace commbench;
@@ -21,66 +22,37 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-class FaultSuite : public LoopFixture {
+class FaultSuite : public BackendSuite {
  protected:
   void SetUp() override {
-    LoopFixture::SetUp();
+    BackendSuite::SetUp();
     plan_ = std::make_shared<FaultPlan>();
     fault_ = fault::make_fault_backend(loop_, std::move(backend_), plan_);
+    under_test_ = fault_.get();
   }
   void TearDown() override {
-    LoopFixture::TearDown();
+    BackendSuite::TearDown();
     fault_.reset();
-  }
-
-  Task<std::unique_ptr<Comm>> connect(const std::string& addr, std::chrono::nanoseconds t = 10s) {
-    auto c = fault_->make_connector();
-    co_return co_await c->connect(addr, t);
-  }
-
-  // Echoes until the peer closes; records how the server's last read ended.
-  CommHandler echo() {
-    return [this](std::unique_ptr<Comm> comm) -> Task<void> {
-      Message m;
-      try {
-        for (;;) {
-          co_await comm->read(m);
-          co_await comm->write(m);
-        }
-      } catch (const ProtocolError& e) {
-        server_end_ = "ProtocolError";
-        server_why_ = e.what();
-      } catch (const CommClosedError& e) {
-        server_end_ = "CommClosedError";
-        server_why_ = e.what();
-      }
-    };
   }
 
   Task<void> wait_for(const bool& flag, CancelToken t) {
     while (!flag) co_await loop_.sleep_for(1ms, t);
   }
+  // Until a server handler has ended (echo_.last_end says how).
   Task<void> wait_for_end(CancelToken t) {
-    while (server_end_.empty()) co_await loop_.sleep_for(1ms, t);
+    while (echo_.last_end.empty()) co_await loop_.sleep_for(1ms, t);
   }
 
   std::shared_ptr<FaultPlan> plan_;
   std::unique_ptr<Backend> fault_;
-  std::string server_end_, server_why_;
 };
 
 TEST_P(FaultSuite, WrapperIsTransparentWithoutFaults) {
-  std::vector<std::vector<size_t>> shapes = {{1}, {}, {0}, {7, 0, 4096}, {(1u << 20) + 17, 5}};
+  std::vector<Shape> shapes = {{1}, {}, {0}, {7, 0, 4096}, {(1u << 20) + 17, 5}};
   run([&](CancelToken) -> Task<void> {
     auto comm = co_await connect(co_await listen(*fault_, echo()));
     EXPECT_EQ(comm->peer_address().rfind("fault+" + GetParam().scheme + "://", 0), 0u);
-    Message in;
-    for (size_t id = 0; id < shapes.size(); ++id) {
-      PatternMessage out(id, shapes[id]);
-      co_await comm->write(out.msg);
-      co_await comm->read(in);
-      EXPECT_EQ(wrong_bytes(in, id, shapes[id]), 0u) << "message " << id;
-    }
+    co_await expect_echoes(*comm, shapes);
     co_await comm->close();
   });
   EXPECT_EQ(plan_->injected, 0u);
@@ -93,14 +65,7 @@ TEST_P(FaultSuite, DelayedReadTimesOut) {
   run([&](CancelToken) -> Task<void> {
     auto comm = co_await connect(co_await listen(*fault_, echo()));
     auto t0 = Clock::now();
-    bool timed_out = false;
-    try {
-      Message m;
-      Comm& c = *comm;
-      co_await with_timeout(loop_, 100ms, [&](CancelToken t) { return c.read(m, t); });
-    } catch (const TimeoutError&) {
-      timed_out = true;
-    }
+    bool timed_out = co_await read_times_out(*comm, 100ms);
     EXPECT_TRUE(timed_out);
     EXPECT_LT(Clock::now() - t0, 1s);
   });
@@ -115,16 +80,9 @@ TEST_P(FaultSuite, DelayedReadsAndWritesStillDeliverInOrder) {
     auto comm = co_await connect(co_await listen(*fault_, echo()));
     auto t0 = Clock::now();
     constexpr size_t kMessages = 8;
-    std::vector<PatternMessage> outs;
-    for (size_t i = 0; i < kMessages; ++i) outs.emplace_back(i, std::vector<size_t>{i * 1000 + 1, 3});
-    std::vector<Message> ins(kMessages);
-    std::vector<Task<void>> ops;
-    for (size_t i = 0; i < kMessages; ++i) ops.push_back(comm->write(outs[i].msg));
-    for (size_t i = 0; i < kMessages; ++i) ops.push_back(comm->read(ins[i]));
-    co_await when_all(std::move(ops));
-    size_t wrong = 0;
-    for (size_t i = 0; i < kMessages; ++i) wrong += wrong_bytes(ins[i], i, {i * 1000 + 1, 3});
-    EXPECT_EQ(wrong, 0u);
+    std::vector<Shape> shapes;
+    for (size_t i = 0; i < kMessages; ++i) shapes.push_back({i * 1000 + 1, 3});
+    co_await expect_pipelined_echoes(*comm, shapes);
     EXPECT_GE(Clock::now() - t0, 5ms);  // the delays really happened (they overlap)
     co_await comm->close();
   });
@@ -150,11 +108,11 @@ TEST_P(FaultSuite, DropMidMessage) {
           wrong += wrong_bytes(m, 1, {32u << 20});
         }
       } catch (const CommClosedError& e) {
-        server_end_ = "CommClosedError";
-        server_why_ = e.what();
+        echo_.last_end = "CommClosedError";
+        echo_.last_why = e.what();
       } catch (const std::exception& e) {
-        server_end_ = "other";
-        server_why_ = e.what();
+        echo_.last_end = "other";
+        echo_.last_why = e.what();
       }
     });
     auto comm = co_await connect(addr);
@@ -169,13 +127,14 @@ TEST_P(FaultSuite, DropMidMessage) {
     EXPECT_TRUE(comm->closed());
     co_await wait_for_end(t);
   });
-  EXPECT_EQ(server_end_, "CommClosedError") << server_why_;
+  EXPECT_EQ(echo_.last_end, "CommClosedError") << echo_.last_why;
   // Whole or nothing: a transport may still deliver a write that was cancelled after it
   // was handed over (an MPI send cannot be taken back), but never a cut or corrupt one.
   EXPECT_LE(delivered, 1u);
   EXPECT_EQ(wrong, 0u) << "a message cut mid-way was delivered truncated or corrupt";
-  if (delivered) std::printf("[fault] %s: the cancelled 32 MiB write was still delivered whole\n",
-                             GetParam().scheme.c_str());
+  if (delivered)
+    std::printf("[fault] %s: the cancelled 32 MiB write was still delivered whole\n",
+                GetParam().scheme.c_str());
   EXPECT_EQ(plan_->injected, 1u);
 }
 
@@ -185,28 +144,30 @@ TEST_P(FaultSuite, CorruptHeaderIsRefused) {
   // magic, version, reserved, frame count (low and high byte), frame size, memory kind
   for (size_t byte : {0u, 4u, 5u, 8u, 11u, 12u, 19u}) {
     SCOPED_TRACE("corrupt header byte " + std::to_string(byte));
-    server_end_.clear();
+    echo_.last_end.clear();
     plan_->comm_side = Side::connector;
     plan_->corrupt_on_write = 1;  // the first message goes through intact
     plan_->corrupt_byte = byte;
-    run([&](CancelToken t) -> Task<void> {
-      auto comm = co_await connect(co_await listen(*fault_, echo()));
-      PatternMessage good(1, {100}), bad(2, {100});
-      Message in;
-      co_await comm->write(good.msg);
-      co_await comm->read(in);
-      EXPECT_EQ(wrong_bytes(in, 1, {100}), 0u);
-      co_await comm->write(bad.msg);
-      bool closed = false;
-      try {
-        co_await comm->read(in);
-      } catch (const CommClosedError&) {
-        closed = true;
-      }
-      EXPECT_TRUE(closed) << "the reader kept a connection whose header was corrupt";
-      co_await wait_for_end(t);
-    }, 20s);
-    EXPECT_EQ(server_end_, "ProtocolError") << server_why_;
+    run(
+        [&](CancelToken t) -> Task<void> {
+          auto comm = co_await connect(co_await listen(*fault_, echo()));
+          PatternMessage good(1, {100}), bad(2, {100});
+          Message in;
+          co_await comm->write(good.msg);
+          co_await comm->read(in);
+          EXPECT_EQ(wrong_bytes(in, 1, {100}), 0u);
+          co_await comm->write(bad.msg);
+          bool closed = false;
+          try {
+            co_await comm->read(in);
+          } catch (const CommClosedError&) {
+            closed = true;
+          }
+          EXPECT_TRUE(closed) << "the reader kept a connection whose header was corrupt";
+          co_await wait_for_end(t);
+        },
+        20s);
+    EXPECT_EQ(echo_.last_end, "ProtocolError") << echo_.last_why;
   }
   EXPECT_EQ(plan_->injected, 7u);
 }

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "comm/errors.hpp"
+#include "loop_fixture.hpp"
+#include "pattern_message.hpp"
 #include "reliability_support.hpp"
 #include "runtime/when_all.hpp"
 
@@ -19,29 +21,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-class LoadSuite : public LoopFixture {
+class LoadSuite : public BackendSuite {
  protected:
-  Task<std::unique_ptr<Comm>> connect(const std::string& addr, std::chrono::nanoseconds t = 20s) {
-    auto c = backend_->make_connector();
-    co_return co_await c->connect(addr, t);
-  }
-  // Echo server counting live handlers and clean ends (peer closed).
-  CommHandler echo() {
-    return [this](std::unique_ptr<Comm> comm) -> Task<void> {
-      ++live_;
-      peak_ = std::max(peak_, live_);
-      Message m;
-      try {
-        for (;;) {
-          co_await comm->read(m);
-          co_await comm->write(m);
-        }
-      } catch (const CommClosedError&) {
-        ++clean_ends_;
-      }
-      --live_;
-    };
-  }
+  LoadSuite() { connect_timeout_ = 20s; }  // 1,000 connects at once take a while
   // The descriptor count once the backend has finished what the last closes started: a
   // closed connection's sockets may be released by a later progress call (a UCX endpoint
   // force-closed by the side that read the close packet completes its close there). On a
@@ -60,7 +42,6 @@ class LoadSuite : public LoopFixture {
     }
     co_return n;
   }
-  size_t live_ = 0, peak_ = 0, clean_ends_ = 0;
 };
 
 // Known open defect, kept visible rather than silently dropped: with Debian's UCX 1.13.1,
@@ -92,8 +73,8 @@ TEST_P(LoadSuite, ThousandConcurrentConnections) {
         std::vector<Task<void>> opens;
         for (size_t i = 0; i < kConns; ++i) opens.push_back(open_one(i));
         co_await when_all(std::move(opens));
-        while (live_ < kConns) co_await loop_.sleep_for(1ms, t);
-        held = live_;
+        while (echo_.live < kConns) co_await loop_.sleep_for(1ms, t);
+        held = echo_.live;
         fds_held = open_fds();
         // Every connection carries its own message while all are open.
         auto ping = [&](size_t i) -> Task<void> {
@@ -107,15 +88,15 @@ TEST_P(LoadSuite, ThousandConcurrentConnections) {
         for (size_t i = 0; i < kConns; ++i) pings.push_back(ping(i));
         co_await when_all(std::move(pings));
         for (auto& c : comms) co_await c->close();
-        while (live_ > 0) co_await loop_.sleep_for(1ms, t);
+        while (echo_.live > 0) co_await loop_.sleep_for(1ms, t);
       },
       120s);
   EXPECT_EQ(held, kConns);
   EXPECT_EQ(wrong, 0u);
-  EXPECT_EQ(clean_ends_, kConns);
+  EXPECT_EQ(echo_.clean_ends, kConns);
   EXPECT_TRUE(handler_errors_.empty()) << handler_errors_.front();
   std::printf("[load] %s: %zu connections held at once, peak %zu, %.1f descriptors each\n",
-              GetParam().scheme.c_str(), held, peak_,
+              GetParam().scheme.c_str(), held, echo_.peak,
               static_cast<double>(fds_held - fds_idle) / static_cast<double>(kConns));
 }
 
@@ -142,18 +123,18 @@ TEST_P(LoadSuite, TenThousandConnectCloseCyclesLeakNothing) {
         };
         // Lazily created state (workers, endpoints caches, epoll slots) settles first.
         for (size_t i = 0; i < kWarmup; ++i) co_await cycle(i);
-        while (live_ > 0) co_await loop_.sleep_for(1ms, t);
+        while (echo_.live > 0) co_await loop_.sleep_for(1ms, t);
         fds_before = co_await settled_fds(t);
         fd_list_before = fd_targets();
         tasks_before = loop_.live_detached();
         for (size_t i = 0; i < kCycles; ++i) co_await cycle(i);
-        while (live_ > 0) co_await loop_.sleep_for(1ms, t);
+        while (echo_.live > 0) co_await loop_.sleep_for(1ms, t);
         fds_after = co_await settled_fds(t, fds_before);
       },
       240s);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(wrong, 0u);
-  EXPECT_EQ(clean_ends_, kCycles + kWarmup);
+  EXPECT_EQ(echo_.clean_ends, kCycles + kWarmup);
   // At most as many as before: a per-cycle leak shows as >= kCycles more; the count
   // before may still hold the last warm-up connection's sockets if their release lagged.
   EXPECT_LE(fds_after, fds_before) << "descriptors leaked over " << kCycles
@@ -168,7 +149,7 @@ TEST_P(LoadSuite, TenThousandConnectCloseCyclesLeakNothing) {
 // all writes and reads posted at once; every message arrives whole and in order.
 TEST_P(LoadSuite, ConcurrentReadsAndWritesBothWaysKeepOrder) {
   constexpr size_t kMessages = 500;
-  auto shape = [](size_t i) { return std::vector<size_t>{i % 7, (i * 7919) % (256 * 1024), 1}; };
+  auto shape = [](size_t i) { return Shape{i % 7, (i * 7919) % (256 * 1024), 1}; };
   size_t wrong_server = 0, wrong_client = 0;
   run(
       [&](CancelToken t) -> Task<void> {

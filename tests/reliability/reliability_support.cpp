@@ -4,58 +4,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <cctype>
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 namespace commbench::testing {
-
-std::vector<BackendParam> all_backend_params() {
-  std::vector<BackendParam> out;
-  for (const auto& scheme : registry().schemes())
-    for (const auto& p : registry().info(scheme).progress_policies)
-      if (p.name != "blocking") out.push_back({scheme, p.name});
-  return out;
-}
-
-std::vector<BackendParam> default_backend_params() {
-  std::vector<BackendParam> out;
-  for (const auto& scheme : registry().schemes())
-    out.push_back({scheme, registry().info(scheme).progress_policies.front().name});
-  return out;
-}
-
-std::string param_name(const ::testing::TestParamInfo<BackendParam>& info) {
-  std::string n = info.param.scheme + "_" + info.param.progress;
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
-
-std::byte pattern_byte(size_t m, size_t f, size_t i) {
-  return static_cast<std::byte>((i * 29 + f * 101 + m * 7 + (i >> 8)) & 0xff);
-}
-
-PatternMessage::PatternMessage(size_t id, const std::vector<size_t>& sizes) {
-  data.resize(sizes.size());
-  for (size_t f = 0; f < sizes.size(); ++f) {
-    data[f].resize(sizes[f]);
-    for (size_t i = 0; i < sizes[f]; ++i) data[f][i] = pattern_byte(id, f, i);
-    msg.frames.push_back(Buffer{data[f].data(), sizes[f], MemoryKind::host});
-  }
-}
-
-size_t wrong_bytes(const Message& m, size_t id, const std::vector<size_t>& sizes) {
-  if (m.frames.size() != sizes.size()) return 1 + sizes.size();
-  size_t wrong = 0;
-  for (size_t f = 0; f < sizes.size(); ++f) {
-    if (m.frames[f].size != sizes[f]) {
-      wrong += sizes[f] + 1;
-      continue;
-    }
-    for (size_t i = 0; i < sizes[f]; ++i) wrong += m.frames[f].bytes()[i] != pattern_byte(id, f, i);
-  }
-  return wrong;
-}
 
 std::map<int, std::string> fd_targets() {
   std::map<int, std::string> out;
@@ -114,33 +67,6 @@ size_t raise_fd_limit(size_t want) {
     getrlimit(RLIMIT_NOFILE, &rl);
   }
   return static_cast<size_t>(rl.rlim_cur);
-}
-
-void LoopFixture::SetUp() {
-  BackendOptions o;
-  o.progress = GetParam().progress;
-  backend_ = registry().create(GetParam().scheme, loop_, o);
-  loop_.set_error_handler([this](std::exception_ptr e) {
-    try {
-      std::rethrow_exception(e);
-    } catch (const std::exception& ex) {
-      handler_errors_.push_back(ex.what());
-    }
-  });
-}
-
-void LoopFixture::TearDown() {
-  for (auto& l : listeners_) l->stop();
-  // As in the comm suite: handlers still running would outlive the loop and backend.
-  EXPECT_TRUE(loop_.settle_detached(std::chrono::seconds(5)))
-      << "a connection handler did not finish";
-  listeners_.clear();
-}
-
-Task<std::string> LoopFixture::listen(Backend& b, CommHandler handler) {
-  listeners_.push_back(b.make_listener(b.default_listen_address("127.0.0.1")));
-  co_await listeners_.back()->start(std::move(handler));
-  co_return listeners_.back()->contact_address();
 }
 
 }  // namespace commbench::testing

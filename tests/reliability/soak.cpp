@@ -11,6 +11,8 @@
 
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
+#include "echo_server.hpp"
+#include "pattern_message.hpp"
 #include "reliability_support.hpp"
 #include "runtime/timeout.hpp"
 
@@ -24,25 +26,12 @@ struct Counts {
   size_t round_trips = 0, cycles = 0, wrong = 0;
 };
 
-CommHandler echo() {
-  return [](std::unique_ptr<Comm> comm) -> Task<void> {
-    Message m;
-    try {
-      for (;;) {
-        co_await comm->read(m);
-        co_await comm->write(m);
-      }
-    } catch (const CommClosedError&) {
-    }
-  };
-}
-
 // One backend: returns true when memory stayed flat.
 bool soak(const std::string& scheme, double seconds, double sample_s, size_t max_growth_kib) {
   EventLoop loop;
   auto backend = registry().create(scheme, loop);
   auto listener = backend->make_listener(backend->default_listen_address("127.0.0.1"));
-  loop.run(listener->start(echo()));
+  loop.run(listener->start(echo_server()));
   std::string addr = listener->contact_address();
   auto connector = backend->make_connector();
   Counts n;
@@ -59,7 +48,7 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
     while (elapsed() < seconds) {
       // A burst of ping-pong over the long-lived comm, sizes 1 B .. 64 KiB.
       for (size_t k = 0; k < 200; ++k, ++id) {
-        std::vector<size_t> shape{size_t{1} << (id % 17)};
+        Shape shape{size_t{1} << (id % 17)};
         PatternMessage out(id, shape);
         Message in;
         co_await comm->write(out.msg);

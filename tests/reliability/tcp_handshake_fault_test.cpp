@@ -71,52 +71,54 @@ class RawListener {
   std::thread thread_;
 };
 
+// How a connect to a misbehaving peer failed: the error's message ("WRONG TYPE: ..." for
+// an exception other than the expected one), how long it took, how often it was tried.
+struct Failure {
+  std::string what = "no error";
+  std::chrono::milliseconds took{};
+  int attempts = 0;
+};
+
 template <typename E>
-std::string connect_fails_with(Peer how, std::chrono::milliseconds timeout,
-                               std::chrono::milliseconds* took, int* attempts) {
+Failure connect_fails_with(Peer how, std::chrono::milliseconds timeout) {
   RawListener raw(how);
   EventLoop loop;
   auto backend = registry().create("tcp", loop);
   auto connector = backend->make_connector();
   auto t0 = std::chrono::steady_clock::now();
-  std::string what = "no error";
+  Failure f;
   try {
     loop.run(connector->connect(raw.address(), timeout));
   } catch (const E& e) {
-    what = e.what();
+    f.what = e.what();
   } catch (const std::exception& e) {
-    what = std::string("WRONG TYPE: ") + e.what();
+    f.what = std::string("WRONG TYPE: ") + e.what();
   }
-  *took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
-  *attempts = raw.accepted();
-  return what;
+  f.took =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+  f.attempts = raw.accepted();
+  return f;
 }
 
 TEST(TcpHandshakeFault, ListenerClosesDuringHandshakeGivesConnectError) {
-  std::chrono::milliseconds took{};
-  int attempts = 0;
-  std::string what = connect_fails_with<ConnectError>(Peer::close_at_once, 400ms, &took, &attempts);
-  EXPECT_NE(what.find("closed during handshake"), std::string::npos) << what;
-  EXPECT_GE(attempts, 2) << "a close mid-handshake is retried until the timeout";
-  EXPECT_LT(took, 3s);
+  Failure f = connect_fails_with<ConnectError>(Peer::close_at_once, 400ms);
+  EXPECT_NE(f.what.find("closed during handshake"), std::string::npos) << f.what;
+  EXPECT_GE(f.attempts, 2) << "a close mid-handshake is retried until the timeout";
+  EXPECT_LT(f.took, 3s);
 }
 
 TEST(TcpHandshakeFault, SilentListenerGivesConnectErrorAtTimeout) {
-  std::chrono::milliseconds took{};
-  int attempts = 0;
-  std::string what = connect_fails_with<ConnectError>(Peer::silent, 300ms, &took, &attempts);
-  EXPECT_NE(what.find("within 300 ms"), std::string::npos) << what;
-  EXPECT_GE(took, 290ms);
-  EXPECT_LT(took, 3s);
+  Failure f = connect_fails_with<ConnectError>(Peer::silent, 300ms);
+  EXPECT_NE(f.what.find("within 300 ms"), std::string::npos) << f.what;
+  EXPECT_GE(f.took, 290ms);
+  EXPECT_LT(f.took, 3s);
 }
 
 TEST(TcpHandshakeFault, NonCommbenchPeerGivesProtocolErrorAtOnce) {
-  std::chrono::milliseconds took{};
-  int attempts = 0;
-  std::string what = connect_fails_with<ProtocolError>(Peer::garbage, 5000ms, &took, &attempts);
-  EXPECT_NE(what.find("magic"), std::string::npos) << what;
-  EXPECT_EQ(attempts, 1);
-  EXPECT_LT(took, 2s);
+  Failure f = connect_fails_with<ProtocolError>(Peer::garbage, 5000ms);
+  EXPECT_NE(f.what.find("magic"), std::string::npos) << f.what;
+  EXPECT_EQ(f.attempts, 1);
+  EXPECT_LT(f.took, 2s);
 }
 
 }  // namespace

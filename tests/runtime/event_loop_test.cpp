@@ -26,6 +26,27 @@ double cpu_seconds() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+// A non-blocking socket pair whose end fd[0] the loop watches until unwatch() or the end
+// of the test.
+struct WatchedPair {
+  explicit WatchedPair(EventLoop& l) : loop(l) {
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fd), 0);
+    loop.watch_fd(fd[0]);
+  }
+  ~WatchedPair() {
+    unwatch();
+    close(fd[0]);
+    close(fd[1]);
+  }
+  void unwatch() {
+    if (watched) loop.unwatch_fd(fd[0]);
+    watched = false;
+  }
+  EventLoop& loop;
+  int fd[2] = {-1, -1};
+  bool watched = true;
+};
+
 TEST(EventLoop, YieldRunsReadyTasksInFifoOrder) {
   EventLoop loop;
   std::vector<int> order;
@@ -75,52 +96,38 @@ TEST(EventLoop, WithTimeoutReturnsValueWhenInTime) {
 
 TEST(EventLoop, TimeoutCancelsDescriptorWait) {
   EventLoop loop;
-  int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-  loop.watch_fd(sv[0]);
-  auto body = [&](CancelToken t) -> Task<void> { co_await loop.readable(sv[0], t); };
+  WatchedPair p(loop);
+  auto body = [&](CancelToken t) -> Task<void> { co_await loop.readable(p.fd[0], t); };
   EXPECT_THROW(loop.run(with_timeout(loop, 20ms, body)), TimeoutError);
-  loop.unwatch_fd(sv[0]);
-  close(sv[0]);
-  close(sv[1]);
 }
 
 TEST(EventLoop, DescriptorWaitWakesOnData) {
   EventLoop loop;
-  int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-  loop.watch_fd(sv[0]);
+  WatchedPair p(loop);
   char got = 0;
   auto reader = [&]() -> Task<void> {
-    while (recv(sv[0], &got, 1, 0) != 1) co_await loop.readable(sv[0]);
+    while (recv(p.fd[0], &got, 1, 0) != 1) co_await loop.readable(p.fd[0]);
   };
   auto writer = [&]() -> Task<void> {
     co_await loop.sleep_for(5ms);
     char c = 'x';
-    EXPECT_EQ(send(sv[1], &c, 1, 0), 1);
+    EXPECT_EQ(send(p.fd[1], &c, 1, 0), 1);
   };
   loop.run(when_all(reader(), writer()));
   EXPECT_EQ(got, 'x');
-  loop.unwatch_fd(sv[0]);
-  close(sv[0]);
-  close(sv[1]);
 }
 
 TEST(EventLoop, UnwatchWakesWaiter) {
   EventLoop loop;
-  int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-  loop.watch_fd(sv[0]);
+  WatchedPair p(loop);
   uint32_t events = 0;
-  auto waiter = [&]() -> Task<void> { events = co_await loop.readable(sv[0]); };
+  auto waiter = [&]() -> Task<void> { events = co_await loop.readable(p.fd[0]); };
   auto closer = [&]() -> Task<void> {
     co_await loop.yield();
-    loop.unwatch_fd(sv[0]);
+    p.unwatch();
   };
   loop.run(when_all(waiter(), closer()));
   EXPECT_NE(events, 0u);
-  close(sv[0]);
-  close(sv[1]);
 }
 
 TEST(EventLoop, SpawnReportsEscapedErrors) {

@@ -1,5 +1,5 @@
-// MPI is initialized once for the process, as in the comm suite, so backends that need
-// it (mpi) run here too; the executable is launched with `mpirun -np 1`.
+// main() of the in-process comm suites: MPI is initialized once for the process, so the
+// backends that need it (mpi) run there too; the executables run under `mpirun -np 1`.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
