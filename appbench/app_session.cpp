@@ -42,15 +42,15 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
                  "dask = rank 0 scheduler, rank 1 client, workers on ranks >= 2 (dask-mpi)")
       ->capture_default_str();
   app.add_option("--preset", opts_.preset, workload.preset_help)->capture_default_str();
-  app.add_option("--runs", opts_.runs, "Timed repetitions (one CSV row each)")
-      ->capture_default_str();
-  app.add_option("--warmup", opts_.warmup,
-                 "Untimed repetitions before them: open connections and reach the steady "
-                 "state (at the default transpose size the first 5 runs are up to 2x slower)")
-      ->capture_default_str();
-  app.add_option("--fetch-concurrency", opts_.fetch_concurrency,
-                 "Dependency fetches in flight per worker, each on its own pooled connection")
-      ->capture_default_str();
+  const OptionRow<size_t> counts[] = {
+      {"--runs", &opts_.runs, "Timed repetitions (one CSV row each)"},
+      {"--warmup", &opts_.warmup,
+       "Untimed repetitions before them: open connections and reach the steady state (at the "
+       "default transpose size the first 5 runs are up to 2x slower)"},
+      {"--fetch-concurrency", &opts_.fetch_concurrency,
+       "Dependency fetches in flight per worker, each on its own pooled connection"},
+  };
+  add_option_rows(app, counts, ShowDefault::yes);
   app.add_option("--slice-us", opts_.slice_us,
                  "A task hands the event loop back after this many microseconds of work, so "
                  "transfers keep moving while it computes")
