@@ -1,26 +1,17 @@
 #include "app_session.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
-#include <map>
 
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
-#include "harness/backend_listing.hpp"
+#include "distributed/scheduler.hpp"
+#include "distributed/worker.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/inject_delay.hpp"
-#include "harness/interface.hpp"
-#include "harness/network_metadata.hpp"
-#include "harness/program_info.hpp"
+#include "harness/option_listing.hpp"
 #include "harness/result_schema.hpp"
-#include "harness/run_guard.hpp"
-#include "distributed/scheduler.hpp"
 #include "runtime/spawn.hpp"
-#include "distributed/worker.hpp"
 
 namespace commbench::app {
 
@@ -38,95 +29,59 @@ uint64_t parse_u64(const std::string& s, const std::string& what) {
   return v;
 }
 
-// --backend-opt KEY=VALUE pairs (checked at parse) as BackendOptions::extra.
-std::map<std::string, std::string> backend_extra(const std::vector<std::string>& kvs) {
-  std::map<std::string, std::string> extra;
-  for (const auto& kv : kvs) {
-    auto eq = kv.find('=');
-    extra[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return extra;
-}
-
 }  // namespace
 
-AppSession::AppSession(int argc, char** argv, const std::string& program,
-                       const std::string& description, const SizeOptions& sizes,
-                       const std::function<void(CLI::App&, AppOptions&)>& add_options,
-                       const std::function<void(AppOptions&)>& resolve)
-    : program_(program), load_at_start_(load_average()) {
-  argv_.assign(argv, argv + argc);
-  CLI::App app{description, program};
-  app.add_option("--backend", opts_.backend,
-                 "Backend that carries all traffic (control and data): tcp, mpi, ucx, ... "
-                 "(name[:progress] also accepted)")
-      ->capture_default_str();
-  app.add_option(
-      "--progress", opts_.progress,
-      "Progress policy of the backend (" + progress_summary() + "); default: the backend's first");
-  app.add_option("--backend-opt", opts_.backend_opts,
-                 "KEY=VALUE passed to the backend (--list-backends lists every key)");
+AppSession::AppSession(int argc, char** argv, const Workload& workload,
+                       const std::function<void(CLI::App&)>& add_options,
+                       const std::function<void(const AppOptions&)>& resolve)
+    : program_(workload.program), layer_(argc, argv, workload.program) {
+  CLI::App app{workload.description, program_};
+  add_selection_options(app, opts_, Family::appbench);
   app.add_option("--layout", opts_.layout,
                  "Roles by rank: compact = scheduler+client on rank 0, workers on ranks >= 1; "
                  "dask = rank 0 scheduler, rank 1 client, workers on ranks >= 2 (dask-mpi)")
       ->capture_default_str();
-  app.add_option("--runs", opts_.runs, "Timed repetitions (one CSV row each)")
-      ->capture_default_str();
-  app.add_option("--warmup", opts_.warmup,
-                 "Untimed repetitions before them: open connections and reach the steady "
-                 "state (at the default transpose size the first 5 runs are up to 2x slower)")
-      ->capture_default_str();
-  app.add_option("--csv", opts_.csv,
-                 "Write one tidy CSV row per repetition here (+ .json sidecar)");
-  app.add_option("--transfer-log", opts_.transfer_log,
-                 "Write every worker-to-worker transfer (run, from, to, key, bytes, start, "
-                 "seconds) to this CSV file");
-  app.add_option("--interface", opts_.interface,
-                 "Network interface name or IP address to listen on, also steering MPI's and "
-                 "UCX's transports to it (default: $COMMBENCH_INTERFACE; else 127.0.0.1 when "
-                 "all ranks share a host, else the interface whose subnet reaches every "
-                 "other host)");
-  app.add_option("--connect-timeout", opts_.connect_timeout_s,
-                 "Seconds to wait for a connection or for all workers to register")
-      ->capture_default_str();
-  app.add_option("--timeout", opts_.timeout_s,
-                 "Abort the whole run after this many seconds (0 = no limit)")
-      ->capture_default_str();
-  app.add_option("--fetch-concurrency", opts_.fetch_concurrency,
-                 "Dependency fetches in flight per worker, each on its own pooled connection")
-      ->capture_default_str();
+  app.add_option("--preset", opts_.preset, workload.preset_help)->capture_default_str();
+  const OptionRow<size_t> counts[] = {
+      {"--runs", &opts_.runs, "Timed repetitions (one CSV row each)"},
+      {"--warmup", &opts_.warmup,
+       "Untimed repetitions before them: open connections and reach the steady state (at the "
+       "default transpose size the first 5 runs are up to 2x slower)"},
+      {"--fetch-concurrency", &opts_.fetch_concurrency,
+       "Dependency fetches in flight per worker, each on its own pooled connection"},
+  };
+  add_option_rows(app, counts, ShowDefault::yes);
   app.add_option("--slice-us", opts_.slice_us,
                  "A task hands the event loop back after this many microseconds of work, so "
                  "transfers keep moving while it computes")
       ->capture_default_str();
-  app.add_option("--test-kill-worker", opts_.test_kill,
-                 "Testing aid WORKER:TASK: worker WORKER (0-based) exits like a crash when it "
-                 "receives its TASK-th task; the client must fail naming it");
-  app.add_option("--inject-delay", opts_.inject_delay,
-                 "Testing aid: busy-wait this many microseconds (e.g. 100) before every data "
-                 "write from one worker to another (the fetches whose time is comm time), to "
-                 "prove the regression gate catches a slower app communication path");
-  add_options(app, opts_);
-  InfoFlags info;
-  info.add_to(app);
-  try {
-    app.parse(argc, argv);
-    info.answer_if_asked(app, {program, false, sizes, layout_names()});  // exits if asked
+  // The options that name a file or a testing aid: empty = not asked for.
+  const OptionRow<std::string> named[] = {
+      {"--csv", &opts_.csv, "Write one tidy CSV row per repetition here (+ .json sidecar)"},
+      {"--transfer-log", &opts_.transfer_log,
+       "Write every worker-to-worker transfer (run, from, to, key, bytes, start, seconds) to "
+       "this CSV file"},
+      {"--test-kill-worker", &opts_.test_kill,
+       "Testing aid WORKER:TASK: worker WORKER (0-based) exits like a crash when it receives "
+       "its TASK-th task; the client must fail naming it"},
+      {"--inject-delay", &opts_.inject_delay,
+       "Testing aid: busy-wait this many microseconds (e.g. 100) before every data write from "
+       "one worker to another (the fetches whose time is comm time), to prove the regression "
+       "gate catches a slower app communication path"},
+  };
+  add_option_rows(app, named, ShowDefault::no);
+  add_options(app);
+  layer_.parse(app, {program_, false, workload.sizes, layout_names()}, [&] {
+    resolve_selection(opts_, Family::appbench);
     opts_.inject_delay_ns = parse_inject_delay(opts_.inject_delay);
     if (opts_.runs == 0) throw std::invalid_argument("--runs must be >= 1");
     if (opts_.fetch_concurrency == 0)
       throw std::invalid_argument("--fetch-concurrency must be >= 1");
     if (opts_.slice_us <= 0) throw std::invalid_argument("--slice-us must be > 0");
-    if (opts_.timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
-    if (opts_.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
     topo_.layout = parse_layout(opts_.layout);
-    if (auto c = opts_.backend.find(':'); c != std::string::npos) {
-      if (opts_.progress.empty()) opts_.progress = opts_.backend.substr(c + 1);
-      opts_.backend.resize(c);
-    }
-    for (const auto& kv : opts_.backend_opts)
-      if (kv.find('=') == std::string::npos || kv[0] == '=')
-        throw std::invalid_argument("--backend-opt expects KEY=VALUE, got '" + kv + "'");
+    if (opts_.preset != "default" && opts_.preset != "paper")
+      throw std::invalid_argument("unknown --preset '" + opts_.preset +
+                                  "' (known: default, paper)");
     if (!opts_.test_kill.empty()) {
       auto c = opts_.test_kill.find(':');
       if (c == std::string::npos)
@@ -136,15 +91,8 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
         throw std::invalid_argument("--test-kill-worker task counts from 1");
     }
     resolve(opts_);
-  } catch (const CLI::CallForHelp& e) {
-    std::exit(launcher_rank_is_zero() ? app.exit(e) : 0);
-  } catch (const std::exception& e) {  // CLI::ParseError included
-    exit_bad_option(program, e.what());
-  }
-
-  InterfaceRequest iface_request = interface_request(opts_.interface);
-  boot_ = std::make_unique<Bootstrap>(argc, argv, program, iface_request.value);
-  arm_run_timeout(boot_->program(), opts_.timeout_s);
+  });
+  boot_ = &layer_.start(argc, argv, opts_);
   topo_.ranks = boot_->size();
   topo_.rank = boot_->rank();
   if (topo_.ranks < min_ranks(topo_.layout))
@@ -153,18 +101,16 @@ AppSession::AppSession(int argc, char** argv, const std::string& program,
                     " ranks (scheduler, client, >= 1 "
                     "worker); got " +
                     std::to_string(topo_.ranks) + ": run it as mpirun -np " +
-                    std::to_string(min_ranks(topo_.layout) + 1) + " " + program + " ...");
+                    std::to_string(min_ranks(topo_.layout) + 1) + " " + program_ + " ...");
   install_pooled_host_allocator();
-  BackendOptions bo;
-  bo.progress = opts_.progress;
-  bo.extra = backend_extra(opts_.backend_opts);
-  iface_ = agree_listen_interface(*boot_, iface_request);
+  layer_.agree(loop_, opts_);
+  BackendOptions bo = opts_.backend_options;
+  bo.progress = opts_.backend().progress;
   try {
-    backend_ = registry().create(opts_.backend, loop_, bo);
+    backend_ = registry().create(opts_.backend().name, loop_, bo);
   } catch (const std::exception& e) {
     boot_->fail_all(e.what());
   }
-  run_id_ = make_run_id(*boot_);
   if (topo_.is_client() && !opts_.csv.empty()) {
     try {
       csv_ = std::make_unique<CsvWriter>(opts_.csv);
@@ -215,8 +161,8 @@ Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
 void AppSession::print_header() {
   if (!topo_.is_client()) return;
   std::printf("# %s  run %s  mpi %s  backend %s  progress %s  layout %s  ranks %d  workers %d\n",
-              program_.c_str(), run_id_.c_str(), Bootstrap::mpi_flavor().c_str(),
-              opts_.backend.c_str(), backend_->progress().c_str(), to_string(topo_.layout),
+              program_.c_str(), layer_.run_id().c_str(), Bootstrap::mpi_flavor().c_str(),
+              opts_.backend().name.c_str(), backend_->progress().c_str(), to_string(topo_.layout),
               topo_.ranks, topo_.workers());
   if (!description_line.empty()) std::printf("# %s\n", description_line.c_str());
   const char* tput = rows_throughput ? "Mrows/s" : "MB/s";
@@ -250,7 +196,7 @@ void AppSession::close_connections() {
 int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   // Every rank listens; the addresses travel through the bootstrap, nothing else does.
   try {
-    listener_ = backend_->make_listener(backend_->default_listen_address(iface_.address));
+    listener_ = backend_->make_listener(backend_->default_listen_address(layer_.iface().address));
     loop_.run(listener_->start([this](std::unique_ptr<Comm> c) { return handle(std::move(c)); }));
   } catch (const std::exception& e) {
     boot_->fail_here(std::string("cannot listen: ") + e.what());
@@ -296,9 +242,8 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   listener_->stop();
 
   Json s;
-  s["backend"] = opts_.backend;
+  s["backend"] = opts_.backend().name;
   s["progress"] = backend_->progress();
-  s["backend_opts"] = backend_extra(opts_.backend_opts);  // an object, as microbench has it
   s["layout"] = to_string(topo_.layout);
   s["workers"] = topo_.workers();
   s["runs"] = opts_.runs;
@@ -306,16 +251,15 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   s["preset"] = opts_.preset;
   s["fetch_concurrency"] = opts_.fetch_concurrency;
   s["slice_us"] = opts_.slice_us;
-  s["listen_host"] = iface_.address;
   s["inject_delay_ns"] = opts_.inject_delay_ns;
   s.update(settings);
-  Json meta = collect_metadata(*boot_, argv_, run_id_, s, load_at_start_);
   // Rank 0's connections, while they are still open (the library describes live ones).
-  Json transports = Json::object();
-  if (boot_->rank() == 0)
+  Json meta = layer_.metadata(s, opts_, loop_, [&] {
+    Json transports = Json::object();
     if (auto t = channels_.transports(); !t.empty())
-      transports[opts_.backend + ":" + backend_->progress()] = t;
-  add_network_metadata(meta, *boot_, iface_, transports);
+      transports[opts_.backend().name + ":" + backend_->progress()] = t;
+    return transports;
+  });
   boot_->barrier();  // every rank's roles are done: nobody still needs a connection
   close_connections();
   if (topo_.is_client()) {
@@ -326,6 +270,30 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   }
   long long wrong = boot_->sum(topo_.is_client() ? static_cast<long long>(total_wrong_) : 0);
   return wrong == 0 ? 0 : 1;
+}
+
+Task<void> AppSession::repeat(Client& client, GraphFn graph, CheckFn check) {
+  for (size_t r = 0; r < opts_.warmup + opts_.runs; ++r) {
+    std::vector<TaskSpec> tasks = graph(r);
+    co_await client.stats();  // resets every worker's transfer log
+    uint64_t cpu0 = process_cpu_ns();
+    uint64_t start = EventLoop::now_ns();
+    std::vector<KeyInfo> made = co_await client.compute(std::move(tasks));
+    uint64_t stop = EventLoop::now_ns();
+    uint64_t cpu1 = process_cpu_ns();
+    RunRecord rec;
+    rec.stats = co_await client.stats();
+    std::vector<KeyInfo> checked = co_await check(r, rec);
+    std::vector<std::string> drop;
+    for (const auto& k : made) drop.push_back(k.key);
+    for (const auto& k : checked) drop.push_back(k.key);
+    co_await client.release(std::move(drop));
+    if (r < opts_.warmup) continue;
+    rec.run = r - opts_.warmup;
+    rec.wall_s = static_cast<double>(stop - start) * 1e-9;
+    rec.client_cpu_ns = cpu1 - cpu0;
+    record(rec);
+  }
 }
 
 void AppSession::record(const RunRecord& r) {
@@ -365,7 +333,7 @@ void AppSession::record(const RunRecord& r) {
   ResultRow row;
   row.set("benchmark", program_)
       .set("origin", std::string("suite"))
-      .set("backend", opts_.backend)
+      .set("backend", opts_.backend().name)
       .set("progress", backend_->progress())
       .set("mpi", Bootstrap::mpi_flavor())
       .set("memory_send", std::string("host"))
@@ -383,11 +351,9 @@ void AppSession::record(const RunRecord& r) {
       .set("wrong", r.wrong)
       .set("validated", 1)
       .set("run", r.run)
-      .set("run_id", run_id_);
-  if (auto it = std::find_if(opts_.backend_opts.begin(), opts_.backend_opts.end(),
-                             [](const std::string& kv) { return kv.rfind("wire=", 0) == 0; });
-      it != opts_.backend_opts.end())
-    row.set("wire", it->substr(5));
+      .set("run_id", layer_.run_id());
+  if (auto it = opts_.backend_options.extra.find("wire"); it != opts_.backend_options.extra.end())
+    row.set("wire", it->second);
   if (rows_throughput)
     row.set("rows_per_s", rows_per_s);
   else

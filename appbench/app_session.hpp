@@ -1,5 +1,6 @@
-// What transpose_sum and merge share: options, the MPI bootstrap (which carries nothing
-// but the listener addresses and the final metadata), the backend, one listener per
+// What transpose_sum and merge share: options, the run layer (harness/run_layer.hpp: the
+// parsing, the MPI bootstrap -- which carries nothing but the listener addresses and the
+// final metadata -- the interface and the event loop's idle options), the backend, one listener per
 // rank, the roles of this rank (scheduler / client / worker), and the results -- a
 // human table on stdout and one CSV row per repetition.
 #pragma once
@@ -10,22 +11,17 @@
 #include <string>
 #include <vector>
 
-#include "harness/bootstrap.hpp"
-#include "harness/csv_writer.hpp"
-#include "harness/interface.hpp"
-#include "harness/machine_state.hpp"
-#include "harness/metadata.hpp"
-#include "harness/program_info.hpp"
 #include "distributed/client.hpp"
 #include "distributed/functions.hpp"
 #include "distributed/topology.hpp"
+#include "harness/csv_writer.hpp"
+#include "harness/run_layer.hpp"
 
 namespace commbench::app {
 
-struct AppOptions {
-  std::string backend = "tcp";
-  std::string progress;
-  std::vector<std::string> backend_opts;
+// The run selection (one backend, interface, idle loop, deadlines) as both families have
+// it, and how the app's roles run.
+struct AppOptions : RunSelection {
   std::string layout = "compact";
   std::string preset = "default";
   size_t runs = 5;
@@ -35,14 +31,21 @@ struct AppOptions {
   size_t warmup = 5;
   std::string csv;
   std::string transfer_log;
-  std::string interface;
-  double connect_timeout_s = 30;
-  double timeout_s = 600;
   size_t fetch_concurrency = 4;
   double slice_us = 1000;
   std::string test_kill;     // "WORKER:TASK"
   std::string inject_delay;  // microseconds, testing aid (harness/inject_delay.hpp)
   uint64_t inject_delay_ns = 0;
+
+  const BackendSpec& backend() const { return specs.front(); }
+};
+
+// What a workload tells the session about itself.
+struct Workload {
+  std::string program;
+  std::string description;  // --help's first lines
+  SizeOptions sizes;        // its size names -> the options that set them (--list-options)
+  std::string preset_help;  // what --preset default and paper mean for this workload
 };
 
 // One timed repetition as the workload measured it.
@@ -57,13 +60,11 @@ struct RunRecord {
 
 class AppSession {
  public:
-  // `add_options` adds the workload's options; `resolve` checks them (and applies the
-  // preset) and throws std::invalid_argument with a one-line message. `sizes` maps the
-  // workload's size names to the options that set them (--list-options).
-  AppSession(int argc, char** argv, const std::string& program, const std::string& description,
-             const SizeOptions& sizes,
-             const std::function<void(CLI::App&, AppOptions&)>& add_options,
-             const std::function<void(AppOptions&)>& resolve);
+  // `add_options` adds the workload's options; `resolve` checks them (and applies
+  // --preset, default or paper) and throws std::invalid_argument with a one-line message.
+  AppSession(int argc, char** argv, const Workload& workload,
+             const std::function<void(CLI::App&)>& add_options,
+             const std::function<void(const AppOptions&)>& resolve);
   ~AppSession();
 
   FunctionTable& functions() { return functions_; }
@@ -82,8 +83,13 @@ class AppSession {
 
   // Runs this rank's roles; `driver` is the client's program. Returns the exit code.
   int run(const std::function<Task<void>(Client&)>& driver);
-  // Client side: prints one table line and writes one CSV row.
-  void record(const RunRecord& r);
+  // Client side: --warmup untimed repetitions, then --runs timed and recorded ones. Each
+  // times the graph `graph(r)` makes, then `check(r, rec)` checks its result untimed
+  // (fills rec.wrong, and rec.rows for a rows throughput) and returns the keys it made;
+  // they and the timed graph's keys are released before the next repetition.
+  using GraphFn = std::function<std::vector<TaskSpec>(size_t r)>;
+  using CheckFn = std::function<Task<std::vector<KeyInfo>>(size_t r, RunRecord& rec)>;
+  Task<void> repeat(Client& client, GraphFn graph, CheckFn check);
   // A one-line progress note on the client's stdout (prefixed by '#').
   void note(const std::string& line);
   // Fails every rank with one line when a worker would need more than this host's
@@ -95,11 +101,13 @@ class AppSession {
   Task<void> handle(std::unique_ptr<Comm> comm);
   void print_header();
   void close_connections();
+  // Prints one table line and writes one CSV row.
+  void record(const RunRecord& r);
 
   AppOptions opts_;
   std::string program_;
-  std::vector<std::string> argv_;
-  std::unique_ptr<Bootstrap> boot_;
+  RunLayer layer_;  // owns the bootstrap: declared first, so it outlives the roles
+  Bootstrap* boot_ = nullptr;
   EventLoop loop_;
   ChannelSet channels_{loop_};  // declared before the roles: outlives their channels
   Topology topo_;
@@ -111,9 +119,6 @@ class AppSession {
   std::unique_ptr<Client> client_;
   std::unique_ptr<CsvWriter> csv_;
   std::FILE* transfer_log_ = nullptr;
-  std::string run_id_;
-  LoadAverage load_at_start_;
-  InterfaceChoice iface_;  // where the listener binds, and why
   unsigned long long total_wrong_ = 0;
   size_t records_ = 0;
 };

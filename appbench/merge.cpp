@@ -80,27 +80,22 @@ int main(int argc, char** argv) {
   uint64_t rows = 0;
   double frac = 0.3;
   AppSession s(
-      argc, argv, "merge",
-      "merge (inner join on key with a hash shuffle) on a mini Dask runtime over the comm\n"
-      "backends; weak scaling: --chunk-size rows of each table per worker.\n"
-      "Run with: mpirun -np 3 merge --backend tcp   (2 workers, compact layout)",
-      {{"rows_per_chunk", "--chunk-size"}, {"frac_match", "--frac-match"}},
-      [&](CLI::App& app, AppOptions& o) {
+      argc, argv,
+      {"merge",
+       "merge (inner join on key with a hash shuffle) on a mini Dask runtime over the comm\n"
+       "backends; weak scaling: --chunk-size rows of each table per worker.\n"
+       "Run with: mpirun -np 3 merge --backend tcp   (2 workers, compact layout)",
+       {{"rows_per_chunk", "--chunk-size"}, {"frac_match", "--frac-match"}},
+       "default (1e6 rows per worker) | paper (1e8, the paper's Fig. 8)"},
+      [&](CLI::App& app) {
         app.add_option("--chunk-size", rows,
                        "Rows per worker in each table (default 1000000; "
                        "--preset paper: 100000000)")
             ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
         app.add_option("--frac-match", frac, "Fraction of the other table's keys that match")
             ->capture_default_str();
-        app.add_option("--preset", o.preset,
-                       "default (1e6 rows per worker) | paper (1e8, the "
-                       "paper's Fig. 8)")
-            ->capture_default_str();
       },
-      [&](AppOptions& o) {
-        if (o.preset != "default" && o.preset != "paper")
-          throw std::invalid_argument("unknown --preset '" + o.preset +
-                                      "' (known: default, paper)");
+      [&](const AppOptions& o) {
         if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;
         if (!(frac > 0 && frac <= 1)) throw std::invalid_argument("--frac-match must be in (0, 1]");
       });
@@ -148,16 +143,15 @@ int main(int argc, char** argv) {
     s.note("tables persisted: 2 x " + std::to_string(n) + " chunks of " + std::to_string(rows) +
            " rows (key, payload int64)");
 
-    for (size_t r = 0; r < s.options().warmup + s.options().runs; ++r) {
-      bool timed = r >= s.options().warmup;
+    auto graph = [&](size_t r) {
       std::string t = "r" + std::to_string(r);
-      std::vector<TaskSpec> graph;
+      std::vector<TaskSpec> tasks;
       for (const char* table : {"build", "other"})
         for (uint64_t w = 0; w < n; ++w) {
           std::string sk = key(t + "-split-" + table, w);
-          graph.push_back({sk, "merge.split", {key(table, w)}, pack_u64({n}), -1});
+          tasks.push_back({sk, "merge.split", {key(table, w)}, pack_u64({n}), -1});
           for (uint64_t q = 0; q < n; ++q)
-            graph.push_back(
+            tasks.push_back(
                 {key(t + "-piece-" + table, w, q), "merge.piece", {sk}, pack_u64({q}), -1});
         }
       for (uint64_t q = 0; q < n; ++q) {
@@ -166,17 +160,13 @@ int main(int argc, char** argv) {
           for (uint64_t w = 0; w < n; ++w) deps.push_back(key(t + "-piece-" + table, w, q));
         // Output partition q on worker q (as dask-cuda's explicit-comms merge places it):
         // every join gets its own core instead of two landing on one by a tie.
-        graph.push_back({key(t + "-join", q), "merge.join", deps, {}, static_cast<int32_t>(q)});
+        tasks.push_back({key(t + "-join", q), "merge.join", deps, {}, static_cast<int32_t>(q)});
       }
-      co_await client.stats();  // resets every worker's transfer log
-      uint64_t cpu0 = process_cpu_ns();
-      uint64_t start = EventLoop::now_ns();
-      auto where = co_await client.compute(std::move(graph));
-      uint64_t stop = EventLoop::now_ns();
-      uint64_t cpu1 = process_cpu_ns();
-      RunRecord rec;
-      rec.stats = co_await client.stats();
-
+      return tasks;
+    };
+    // Each partition's row count, gathered to the client: their sum is the expected one.
+    auto check = [&](size_t r, RunRecord& rec) -> Task<std::vector<KeyInfo>> {
+      std::string t = "r" + std::to_string(r);
       std::vector<TaskSpec> counts;
       for (uint64_t q = 0; q < n; ++q)
         counts.push_back({key(t + "-count", q), "merge.count", {key(t + "-join", q)}, {}, -1});
@@ -191,15 +181,8 @@ int main(int argc, char** argv) {
       uint64_t expected = p.expected_rows();
       rec.wrong = total > expected ? total - expected : expected - total;
       rec.rows = static_cast<double>(total);
-      std::vector<std::string> drop;
-      for (const auto& k : where) drop.push_back(k.key);
-      for (const auto& k : count_keys) drop.push_back(k.key);
-      co_await client.release(std::move(drop));
-      if (!timed) continue;
-      rec.run = r - s.options().warmup;
-      rec.wall_s = static_cast<double>(stop - start) * 1e-9;
-      rec.client_cpu_ns = cpu1 - cpu0;
-      s.record(rec);
-    }
+      co_return count_keys;
+    };
+    co_await s.repeat(client, graph, check);
   });
 }

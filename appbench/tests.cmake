@@ -32,21 +32,16 @@ function(_appbench_test name exit regex timeout)
 endfunction()
 
 # Small but not trivial: N is not a multiple of C (edge blocks), several blocks per worker.
-set(_transpose_args -n 600 -c 160 --runs 2)
-set(_merge_args --chunk-size 30000 --runs 2)
+set(_args_transpose_sum -n 600 -c 160 --runs 2)
+set(_args_merge --chunk-size 30000 --runs 2)
 
 foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
   foreach(np 3 4)
     foreach(layout compact dask)
       foreach(app transpose_sum merge)
-        if(app STREQUAL "transpose_sum")
-          set(_args ${_transpose_args})
-        else()
-          set(_args ${_merge_args})
-        endif()
         _appbench_test(appbench.${app}.${backend}.np${np}.${layout} zero "validation: PASSED" 120
                        ${_launch} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:${app}>
-                       --backend ${backend} --layout ${layout} --timeout 100 ${_args})
+                       --backend ${backend} --layout ${layout} --timeout 100 ${_args_${app}})
       endforeach()
     endforeach()
   endforeach()
@@ -88,7 +83,9 @@ _appbench_bad(size_too_large 3 transpose_sum "--size: Value 2000000 not in range
 _appbench_bad(size_beyond_memory 3 transpose_sum "--size 1000000 needs about [0-9]+ MiB per worker; this host has" -n 1000000 -c 1000)
 _appbench_bad(unknown_preset 3 transpose_sum "unknown --preset 'huge'" --preset huge)
 _appbench_bad(unknown_layout 3 transpose_sum "unknown --layout 'ring'" --layout ring)
-_appbench_bad(unknown_backend 3 transpose_sum "unknown comm scheme 'pigeon'" --backend pigeon)
+_appbench_bad(unknown_backend 3 transpose_sum "unknown backend 'pigeon' \\(known: tcp, mpi, ucx\\)" --backend pigeon)
+_appbench_bad(unknown_policy 3 merge "mpi has no progress policy 'telepathy' \\(known: batched, cooperative, blocking\\)" --backend mpi:telepathy)
+_appbench_bad(two_backends 3 merge "--backend takes one backend in an app" --backend tcp,mpi)
 _appbench_bad(runs_zero 3 transpose_sum "--runs must be >= 1" --runs 0)
 _appbench_bad(csv_unwritable 3 transpose_sum "cannot write /no-such-dir/x.csv" -n 64 -c 32 --runs 1 --csv /no-such-dir/x.csv)
 _appbench_bad(kill_spec 3 transpose_sum "--test-kill-worker expects WORKER:TASK" --test-kill-worker x)
@@ -102,3 +99,19 @@ add_test(NAME appbench.bad_inject_delay
          COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
                  "bad --inject-delay '-1' \\(microseconds" $<TARGET_FILE:merge> --inject-delay -1)
 set_tests_properties(appbench.bad_inject_delay PROPERTIES TIMEOUT 60)
+
+# The event loop's idle options reach every app as they reach the microbenchmarks (one
+# run layer, harness/run_selection.hpp): a loop that blocks as soon as it is idle and
+# yields at once still validates; a bad value is one line, before MPI starts.
+foreach(app transpose_sum merge)
+  _appbench_test(appbench.${app}.tcp.idle_spin_0 zero "validation: PASSED" 120
+                 ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:${app}> --backend tcp
+                 --timeout 100 --idle-spin 0 --idle-yield-after 0 ${_args_${app}})
+endforeach()
+add_test(NAME appbench.bad_idle_spin
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
+                 "--idle-spin must be >= 0" $<TARGET_FILE:transpose_sum> --idle-spin -1)
+add_test(NAME appbench.bad_idle_spin_value
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
+                 "Could not convert: --idle-spin = fast" $<TARGET_FILE:merge> --idle-spin fast)
+set_tests_properties(appbench.bad_idle_spin appbench.bad_idle_spin_value PROPERTIES TIMEOUT 60)

@@ -79,27 +79,23 @@ std::string key(const char* prefix, uint64_t i, uint64_t j) {
 int main(int argc, char** argv) {
   uint64_t n = 0, c = 0;
   AppSession s(
-      argc, argv, "transpose_sum",
-      "transpose-sum (y = x + x.T, persisted) on a mini Dask runtime over the comm backends.\n"
-      "Roles by rank (--layout), all traffic over --backend; one CSV row per --runs.\n"
-      "Run with: mpirun -np 3 transpose_sum --backend tcp   (2 workers, compact layout)",
-      {{"n", "--size"}, {"chunk", "--chunk"}},
-      [&](CLI::App& app, AppOptions& o) {
+      argc, argv,
+      {"transpose_sum",
+       "transpose-sum (y = x + x.T, persisted) on a mini Dask runtime over the comm backends.\n"
+       "Roles by rank (--layout), all traffic over --backend; one CSV row per --runs.\n"
+       "Run with: mpirun -np 3 transpose_sum --backend tcp   (2 workers, compact layout)",
+       {{"n", "--size"}, {"chunk", "--chunk"}},
+       "default (8192 / 2048, for a 2-core 24 GiB machine) | paper (16384 / 4096, the "
+       "paper's Fig. 7)"},
+      [&](CLI::App& app) {
         app.add_option("-n,--size", n, "Matrix order N (default 8192; --preset paper: 16384)")
             ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
         app.add_option("-c,--chunk", c,
                        "Block order C; N need not be a multiple (default 2048; "
                        "paper: 4096)")
             ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
-        app.add_option("--preset", o.preset,
-                       "default (8192 / 2048, for a 2-core 24 GiB machine) | "
-                       "paper (16384 / 4096, the paper's Fig. 7)")
-            ->capture_default_str();
       },
-      [&](AppOptions& o) {
-        if (o.preset != "default" && o.preset != "paper")
-          throw std::invalid_argument("unknown --preset '" + o.preset +
-                                      "' (known: default, paper)");
+      [&](const AppOptions& o) {
         bool paper = o.preset == "paper";
         if (n == 0) n = paper ? 16384 : 8192;
         if (c == 0) c = paper ? 4096 : 2048;
@@ -115,7 +111,7 @@ int main(int argc, char** argv) {
   // A worker holds its share of x and of y and the partner blocks it fetches: 3 n^2 / W.
   // (The session has already refused a layout without workers.)
   s.require_worker_memory(3 * n * n * 8 / static_cast<uint64_t>(s.topology().workers()),
-      "--size " + std::to_string(n));
+                          "--size " + std::to_string(n));
   s.size_value = n;
   s.settings["n"] = n;
   s.settings["chunk"] = c;
@@ -140,8 +136,7 @@ int main(int argc, char** argv) {
     s.note("x persisted; expected checksums computed from the generator in " +
            std::to_string((EventLoop::now_ns() - t0) / 1'000'000) + " ms");
 
-    for (size_t r = 0; r < s.options().warmup + s.options().runs; ++r) {
-      bool timed = r >= s.options().warmup;
+    auto graph = [&](size_t r) {
       std::string tag = "y" + std::to_string(r);
       std::vector<TaskSpec> ys;
       for (uint64_t i = 0; i < nb; ++i)
@@ -150,16 +145,11 @@ int main(int argc, char** argv) {
           if (i != j) deps.push_back(key("x", j, i));
           ys.push_back({key(tag.c_str(), i, j), "transpose.add", deps, args(i, j), -1});
         }
-      co_await client.stats();  // resets every worker's transfer log
-      uint64_t cpu0 = process_cpu_ns();
-      uint64_t start = EventLoop::now_ns();
-      auto where = co_await client.compute(std::move(ys));
-      uint64_t stop = EventLoop::now_ns();
-      uint64_t cpu1 = process_cpu_ns();
-      RunRecord rec;
-      rec.stats = co_await client.stats();
-
-      std::string ctag = "sum" + std::to_string(r);
+      return ys;
+    };
+    // Each block's checksum, reduced to the client and compared with the generator's.
+    auto check = [&](size_t r, RunRecord& rec) -> Task<std::vector<KeyInfo>> {
+      std::string tag = "y" + std::to_string(r), ctag = "sum" + std::to_string(r);
       std::vector<TaskSpec> sums;
       for (uint64_t i = 0; i < nb; ++i)
         for (uint64_t j = 0; j < nb; ++j)
@@ -176,15 +166,8 @@ int main(int argc, char** argv) {
           std::memcpy(&got, values[b].parts[0].data, sizeof got);
         if (values[b].nbytes() != sizeof got || got != expected[b]) ++rec.wrong;
       }
-      std::vector<std::string> drop;
-      for (const auto& k : where) drop.push_back(k.key);
-      for (const auto& k : sum_keys) drop.push_back(k.key);
-      co_await client.release(std::move(drop));
-      if (!timed) continue;
-      rec.run = r - s.options().warmup;
-      rec.wall_s = static_cast<double>(stop - start) * 1e-9;
-      rec.client_cpu_ns = cpu1 - cpu0;
-      s.record(rec);
-    }
+      co_return sum_keys;
+    };
+    co_await s.repeat(client, graph, check);
   });
 }

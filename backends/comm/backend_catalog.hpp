@@ -33,19 +33,37 @@ struct PolicyEntry {
   const char* description;
 };
 
-// The value named `name` ("" = the table's default); throws std::invalid_argument
-// naming the known policies.
+template <typename E, size_t N>
+std::vector<PolicyInfo> describe_policies(const PolicyEntry<E> (&table)[N]) {
+  std::vector<PolicyInfo> out;
+  for (const auto& row : table) out.push_back({row.name, row.description});
+  return out;
+}
+
+// Throws std::invalid_argument unless `table` has a policy `name` ("" = its default), in
+// the one line every refusal reads: "mpi has no progress policy 'x' (known: batched,
+// cooperative, blocking)", the valid names in table order.
+inline void check_policy(const std::vector<PolicyInfo>& table, const std::string& name,
+                         const std::string& backend) {
+  if (name.empty()) return;
+  std::string known;
+  for (const auto& row : table) {
+    if (name == row.name) return;
+    known += (known.empty() ? "" : ", ") + row.name;
+  }
+  throw std::invalid_argument(backend + " has no progress policy '" + name + "' (known: " + known +
+                              ")");
+}
+
+// The value named `name` ("" = the table's default); throws as check_policy().
 template <typename E, size_t N>
 E parse_policy(const PolicyEntry<E> (&table)[N], const std::string& name,
                const std::string& backend) {
   if (name.empty()) return table[0].value;
-  std::string known;
-  for (const auto& row : table) {
+  for (const auto& row : table)
     if (name == row.name) return row.value;
-    known += (known.empty() ? "" : ", ") + std::string(row.name);
-  }
-  throw std::invalid_argument(backend + " has no progress policy '" + name + "' (known: " + known +
-                              ")");
+  check_policy(describe_policies(table), name, backend);  // throws: no row is called `name`
+  return table[0].value;
 }
 
 // The name of `value`, or nullptr when the table has no such row.
@@ -54,13 +72,6 @@ const char* policy_name(const PolicyEntry<E> (&table)[N], E value) noexcept {
   for (const auto& row : table)
     if (row.value == value) return row.name;
   return nullptr;
-}
-
-template <typename E, size_t N>
-std::vector<PolicyInfo> describe_policies(const PolicyEntry<E> (&table)[N]) {
-  std::vector<PolicyInfo> out;
-  for (const auto& row : table) out.push_back({row.name, row.description});
-  return out;
 }
 
 }  // namespace commbench

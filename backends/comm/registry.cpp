@@ -29,17 +29,7 @@ const BackendInfo& Registry::info(const std::string& scheme) const {
 std::unique_ptr<Backend> Registry::create(const std::string& scheme, EventLoop& loop,
                                           const BackendOptions& options) const {
   const BackendInfo& b = info(scheme);
-  if (!options.progress.empty()) {
-    bool ok = false;
-    std::vector<std::string> names;
-    for (const auto& p : b.progress_policies) {
-      ok = ok || p.name == options.progress;
-      names.push_back(p.name);
-    }
-    if (!ok)
-      throw std::invalid_argument("backend " + scheme + " has no progress policy '" +
-                                  options.progress + "' (known: " + join(names) + ")");
-  }
+  check_policy(b.progress_policies, options.progress, scheme);
   return b.make(loop, options);
 }
 

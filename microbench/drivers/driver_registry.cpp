@@ -1,10 +1,9 @@
 // Driver names: the raw baselines by name, everything else through the comm registry.
-#include <stdexcept>
-
-#include "comm/registry.hpp"
+#include "comm/backend_catalog.hpp"
 #include "drivers/comm_driver.hpp"
 #include "drivers/driver.hpp"
 #include "drivers/raw_baselines.hpp"
+#include "harness/backend_listing.hpp"
 
 namespace commbench {
 
@@ -25,23 +24,11 @@ const RawDriver kRawDrivers[] = {
 }  // namespace
 
 std::unique_ptr<Driver> make_driver(const BackendSpec& spec, DriverEnv& env) {
+  // The same check --backend had before MPI started: the name and the policy from the
+  // backends' own tables (a raw baseline's one policy, by the name its CSV rows report).
+  check_policy(backend_policies(spec.name, true), spec.progress, spec.name);
   for (const auto& r : kRawDrivers)
-    if (spec.name == r.baseline.name) {
-      // The one policy it has, by the name its CSV rows report, is accepted as well.
-      if (!spec.progress.empty() && spec.progress != r.baseline.policy)
-        throw std::invalid_argument(spec.name + " has no progress policy '" + spec.progress +
-                                    "' (its only one is " + r.baseline.policy + ")");
-      return r.make(env);
-    }
-  std::string known;
-  for (const auto& s : registry().schemes()) known += s + ", ";
-  for (const auto& r : kRawDrivers) known += std::string(r.baseline.name) + ", ";
-  known.resize(known.size() - 2);
-  try {
-    registry().info(spec.name);
-  } catch (const std::exception&) {
-    throw std::invalid_argument("unknown backend '" + spec.name + "' (known: " + known + ")");
-  }
+    if (spec.name == r.baseline.name) return r.make(env);
   return make_comm_driver(spec, env);
 }
 

@@ -1,5 +1,7 @@
 #include "harness/backend_listing.hpp"
 
+#include <stdexcept>
+
 #include "comm/registry.hpp"
 #include "drivers/raw_baselines.hpp"
 
@@ -8,19 +10,30 @@ namespace commbench {
 namespace {
 using Json = nlohmann::ordered_json;
 
-Json coroutine_entry(const BackendInfo& b, bool with_raw_baselines) {
+const RawBaseline* find_raw(const std::string& name) {
+  for (const auto& r : kRawBaselines)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+Json entry(const std::string& name, const char* kind, const std::vector<PolicyInfo>& policies) {
   Json e;
-  e["name"] = b.scheme;
-  e["kind"] = "coroutine";
+  e["name"] = name;
+  e["kind"] = kind;
   e["policies"] = Json::array();
-  for (const auto& p : b.progress_policies)
+  for (const auto& p : policies)
     e["policies"].push_back({{"name", p.name}, {"description", p.description}});
-  e["default_policy"] = b.progress_policies.empty() ? Json() : Json(b.progress_policies[0].name);
+  e["default_policy"] = policies.empty() ? Json() : Json(policies[0].name);
   e["raw_baseline"] = nullptr;
+  e["options"] = Json::array();
+  return e;
+}
+
+Json coroutine_entry(const BackendInfo& b, bool with_raw_baselines) {
+  Json e = entry(b.scheme, "coroutine", b.progress_policies);
   if (with_raw_baselines)
     for (const auto& r : kRawBaselines)
       if (b.scheme == r.of) e["raw_baseline"] = r.name;
-  e["options"] = Json::array();
   for (const auto& s : b.settings) {
     Json o;
     o["key"] = s.key;
@@ -31,17 +44,6 @@ Json coroutine_entry(const BackendInfo& b, bool with_raw_baselines) {
   }
   return e;
 }
-
-Json raw_entry(const RawBaseline& r) {
-  Json e;
-  e["name"] = r.name;
-  e["kind"] = "raw";
-  e["policies"] = Json::array({Json{{"name", r.policy}, {"description", r.description}}});
-  e["default_policy"] = r.policy;
-  e["raw_baseline"] = nullptr;
-  e["options"] = Json::array();
-  return e;
-}
 }  // namespace
 
 nlohmann::ordered_json backend_table(bool with_raw_baselines) {
@@ -49,7 +51,27 @@ nlohmann::ordered_json backend_table(bool with_raw_baselines) {
   for (const auto& scheme : registry().schemes())
     out.push_back(coroutine_entry(registry().info(scheme), with_raw_baselines));
   if (with_raw_baselines)
-    for (const auto& r : kRawBaselines) out.push_back(raw_entry(r));
+    for (const auto& r : kRawBaselines)
+      out.push_back(entry(r.name, "raw", backend_policies(r.name, true)));
+  return out;
+}
+
+std::vector<PolicyInfo> backend_policies(const std::string& name, bool with_raw_baselines) {
+  if (const RawBaseline* r = find_raw(name); r && with_raw_baselines)
+    return {{r->policy, r->description}};
+  for (const auto& scheme : registry().schemes())
+    if (scheme == name) return registry().info(scheme).progress_policies;
+  throw std::invalid_argument("unknown backend '" + name +
+                              "' (known: " + backend_names(true, with_raw_baselines) + ")");
+}
+
+std::string backend_names(bool coroutine, bool raw_baselines) {
+  std::vector<std::string> names;
+  if (coroutine) names = registry().schemes();
+  if (raw_baselines)
+    for (const auto& r : kRawBaselines) names.push_back(r.name);
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
 }
 

@@ -3,9 +3,9 @@
 #include <stdexcept>
 
 #include "comm/buffer.hpp"
-#include "harness/backend_listing.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/inject_delay.hpp"
+#include "harness/option_listing.hpp"
 #include "harness/sizes.hpp"
 
 namespace commbench {
@@ -24,33 +24,23 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
   o.reps = pp ? 10 : 5;
   o.csv = "";
 
-  app.add_option("--backend", o.backends,
-                 "Comma list of backends to measure interleaved, each name[:progress]: "
-                 "tcp, mpi, ucx (coroutine comm) and raw-tcp, raw-mpi, raw-ucx (the library "
-                 "without the coroutine layer)")
-      ->capture_default_str();
-  app.add_option("--progress", o.progress,
-                 "Default progress policy for coroutine backends (" + progress_summary() +
-                     "; first = default)");
-  app.add_option("--backend-opt", o.backend_opts,
-                 "KEY=VALUE passed to coroutine backends (e.g. wire=per-frame, chunk=64K; "
-                 "--list-backends lists every key)");
+  add_selection_options(app, o, Family::microbench);
   app.add_option("-b,--min-size", o.min_size, "Smallest message size (e.g. 1, 8K)")
       ->capture_default_str();
   app.add_option("-e,--max-size", o.max_size, "Largest message size (e.g. 4M, 1G)")
       ->capture_default_str();
   app.add_option("-f,--factor", o.factor, "Multiply the size by this factor each step")
       ->capture_default_str();
-  app.add_option("--iters", o.iters,
-                 pp ? "Timed round trips per size (split across --reps)"
-                    : "Timed windows per size (split across --reps)")
-      ->capture_default_str();
-  app.add_option("--iters-large", o.iters_large, "Timed iterations at and above --large-size")
-      ->capture_default_str();
-  app.add_option("--warmup", o.warmup, "Untimed iterations per backend and size")
-      ->capture_default_str();
-  app.add_option("--warmup-large", o.warmup_large, "Untimed iterations at large sizes")
-      ->capture_default_str();
+  // The iteration counts: below --large-size, then at and above it.
+  const OptionRow<size_t> counts[] = {
+      {"--iters", &o.iters,
+       pp ? "Timed round trips per size (split across --reps)"
+          : "Timed windows per size (split across --reps)"},
+      {"--iters-large", &o.iters_large, "Timed iterations at and above --large-size"},
+      {"--warmup", &o.warmup, "Untimed iterations per backend and size"},
+      {"--warmup-large", &o.warmup_large, "Untimed iterations at large sizes"},
+  };
+  add_option_rows(app, counts, ShowDefault::yes);
   app.add_option("--large-size", o.large_size, "Size from which the *-large counts apply")
       ->capture_default_str();
   app.add_option("--reps", o.reps,
@@ -73,16 +63,6 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                "Fill every message with a pattern and check every received byte; the "
                "'wrong' column counts mismatches (timings then include the checks)");
   app.add_option("--csv", o.csv, "Write tidy CSV rows here (and a .json metadata sidecar)");
-  app.add_option("--interface", o.interface,
-                 "Network interface name or IP address to listen on, also steering MPI's and "
-                 "UCX's transports to it (default: $COMMBENCH_INTERFACE; else 127.0.0.1 when "
-                 "all ranks share a host, else the interface whose subnet reaches every "
-                 "other host)");
-  app.add_option("--connect-timeout", o.connect_timeout_s, "Seconds to wait for a connection")
-      ->capture_default_str();
-  app.add_option("--timeout", o.run_timeout_s,
-                 "Abort the whole run after this many seconds (0 = no limit)")
-      ->capture_default_str();
   app.add_option("--read-timeout", o.read_timeout_s,
                  "Fail when a coroutine backend receives nothing for this many seconds (a "
                  "stalled or dead peer), instead of waiting forever (0 = never)")
@@ -103,14 +83,6 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "piece)")
       ->capture_default_str();
   app.add_option("--max-frame", o.max_frame, "Largest frame a peer may send us (default 8G)");
-  app.add_option("--idle-spin", o.idle_spin_us,
-                 "Event loop: microseconds an idle loop keeps polling before it blocks (or naps)")
-      ->capture_default_str();
-  app.add_option("--idle-yield-after", o.idle_yield_after_us,
-                 "Event loop: after this many idle microseconds each spin turn also yields the "
-                 "core (sched_yield), so a peer sharing the core can run; -1 = auto: 2 when "
-                 "the node runs more ranks than CPUs, else never")
-      ->capture_default_str();
   app.add_option("--inject-delay", o.delay,
                  "Testing aid: sleep this many microseconds (e.g. 5) inside every coroutine "
                  "write, to prove the regression gate catches a slower backend");
@@ -122,18 +94,6 @@ ProgramShape bench_program_shape(const std::string& program) {
 }
 
 namespace {
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    size_t p = s.find(sep, start);
-    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
-    if (p == std::string::npos) break;
-    start = p + 1;
-  }
-  return out;
-}
-
 // A size that cannot work is refused here, before MPI starts or anything is allocated:
 // a coroutine backend's peer refuses frames above --max-frame, and every rank holds a
 // send buffer and receive storage of the largest size.
@@ -156,19 +116,7 @@ void check_fits(const BenchOptions& o) {
 }  // namespace
 
 void resolve_bench_options(BenchOptions& o) {
-  o.specs.clear();
-  for (const auto& item : split(o.backends, ',')) {
-    if (item.empty()) throw std::invalid_argument("empty entry in --backend '" + o.backends + "'");
-    auto colon = item.find(':');
-    std::string name = item.substr(0, colon);
-    // --progress is the default of coroutine backends; a raw baseline has one policy.
-    std::string fallback = name.rfind("raw-", 0) == 0 ? "" : o.progress;
-    BackendSpec s{name, colon == std::string::npos ? fallback : item.substr(colon + 1)};
-    for (const auto& prev : o.specs)
-      if (prev.label() == s.label())
-        throw std::invalid_argument("backend '" + s.label() + "' listed twice");
-    o.specs.push_back(s);
-  }
+  resolve_selection(o, Family::microbench);
   size_t lo = parse_size(o.min_size), hi = parse_size(o.max_size);
   o.sizes = size_sweep(lo, hi, o.factor);
   o.large_bytes = parse_size(o.large_size);
@@ -182,9 +130,6 @@ void resolve_bench_options(BenchOptions& o) {
     throw std::invalid_argument("--recv-buffers must be per-message or shared (got '" +
                                 o.recv_buffers + "')");
   o.shared_recv_buffer = o.recv_buffers == "shared";
-  if (o.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
-  if (o.run_timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
-  if (o.idle_spin_us < 0) throw std::invalid_argument("--idle-spin must be >= 0");
   if (o.read_timeout_s < 0) throw std::invalid_argument("--read-timeout must be >= 0");
   parse_memory_kind(o.memory);
   if (o.send_memory.empty()) o.send_memory = o.memory;
@@ -196,13 +141,6 @@ void resolve_bench_options(BenchOptions& o) {
   if (!o.max_frame.empty()) o.backend_options.limits.max_frame_bytes = parse_size(o.max_frame);
   check_fits(o);
   o.delay_ns = parse_inject_delay(o.delay);
-  o.backend_options.extra.clear();
-  for (const auto& kv : o.backend_opts) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw std::invalid_argument("--backend-opt expects KEY=VALUE, got '" + kv + "'");
-    o.backend_options.extra[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
 }
 
 }  // namespace commbench

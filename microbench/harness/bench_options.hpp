@@ -6,25 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "comm/comm.hpp"
 #include "harness/program_info.hpp"
+#include "harness/run_selection.hpp"
 
 namespace commbench {
 
 enum class BenchKind { pingpong, bandwidth };
 
-// One entry of --backend: "tcp", "raw-tcp", "mpi:batched" (name[:progress]).
-struct BackendSpec {
-  std::string name;
-  std::string progress;  // empty = --progress or the backend's default
-  std::string label() const { return progress.empty() ? name : name + ":" + progress; }
-};
-
-struct BenchOptions {
+// The run selection (backends, interface, idle loop, deadlines) as both families have it,
+// and what a microbenchmark measures.
+struct BenchOptions : RunSelection {
   BenchKind kind = BenchKind::pingpong;
-  std::string backends = "tcp,raw-tcp";
-  std::string progress;
-  std::vector<std::string> backend_opts;  // KEY=VALUE, passed to coroutine backends
   std::string min_size = "1";
   std::string max_size;  // default depends on kind
   size_t factor = 2;
@@ -39,27 +31,20 @@ struct BenchOptions {
   std::string recv_buffers = "per-message";
   bool validate = false;
   std::string csv;
-  std::string interface;
-  double connect_timeout_s = 30;
-  double run_timeout_s = 0;  // 0 = no limit
   double read_timeout_s = 60;  // a comm read waiting longer than this fails; 0 = never
   std::string memory = "host";
   std::string send_memory, recv_memory;
   std::string gpu_path = "auto";  // auto | pass-through | staged (device memory only)
   std::string gpu_chunk = "1M";   // staging pipeline chunk
   std::string max_frame;
-  double idle_spin_us = 50;       // event loop: spin this long when idle before blocking
-  double idle_yield_after_us = -1;  // ... and yield the core after this (-1: auto)
   std::string delay;  // injected per-message delay in the coroutine driver (regression tests)
 
   // Resolved from the strings above by resolve().
-  std::vector<BackendSpec> specs;
   std::vector<size_t> sizes;
   size_t large_bytes = 0;
   size_t delay_ns = 0;
   size_t gpu_chunk_bytes = 0;
   bool shared_recv_buffer = false;
-  BackendOptions backend_options;
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind);

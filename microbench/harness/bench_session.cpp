@@ -1,42 +1,22 @@
 #include "harness/bench_session.hpp"
 
-#include <unistd.h>
-
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
 #include "comm/buffer.hpp"
 #include "gpu/gpu_path.hpp"
-#include "harness/interface.hpp"
 #include "harness/metadata.hpp"
-#include "harness/network_metadata.hpp"
-#include "harness/run_guard.hpp"
 #include "harness/sizes.hpp"
 
 namespace commbench {
 
 BenchSession::BenchSession(int argc, char** argv, const std::string& program, BenchKind kind,
-                           const std::string& description) {
-  argv_.assign(argv, argv + argc);
-  load_at_start_ = load_average();
+                           const std::string& description)
+    : layer_(argc, argv, program) {
   CLI::App app{description, program};
   add_bench_options(app, opts_, kind);
-  InfoFlags info;
-  info.add_to(app);
-  try {
-    app.parse(argc, argv);
-    info.answer_if_asked(app, bench_program_shape(program));  // before MPI: exits if asked
-    resolve_bench_options(opts_);
-  } catch (const CLI::CallForHelp& e) {
-    std::exit(launcher_rank_is_zero() ? app.exit(e) : 0);
-  } catch (const std::exception& e) {  // CLI::ParseError included
-    exit_bad_option(program, e.what());
-  }
-
-  InterfaceRequest iface_request = interface_request(opts_.interface);
-  boot_ = std::make_unique<Bootstrap>(argc, argv, program, iface_request.value);
-  arm_run_timeout(boot_->program(), opts_.run_timeout_s);
+  layer_.parse(app, bench_program_shape(program), [&] { resolve_bench_options(opts_); });
+  boot_ = &layer_.start(argc, argv, opts_);
   if (boot_->size() < 2)
     boot_->fail_all("needs 2 ranks (got " + std::to_string(boot_->size()) +
                     "); run it as: mpirun -np 2 " + program + " ...");
@@ -50,14 +30,8 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
       boot_->fail_all("--memory cuda: " + (have ? std::string("a rank has no usable GPU") : why));
   }
 
-  iface_ = agree_listen_interface(*boot_, iface_request);
-  LoopOptions lo = loop_.options();
-  lo.spin_budget = std::chrono::nanoseconds(static_cast<long long>(opts_.idle_spin_us * 1000));
-  if (opts_.idle_yield_after_us >= 0)
-    lo.spin_yield_after =
-        std::chrono::nanoseconds(static_cast<long long>(opts_.idle_yield_after_us * 1000));
-  loop_.set_options(lo);
-  env_ = std::make_unique<DriverEnv>(DriverEnv{*boot_, loop_, opts_, iface_.address});
+  layer_.agree(loop_, opts_);
+  env_ = std::make_unique<DriverEnv>(DriverEnv{*boot_, loop_, opts_, layer_.iface().address});
   try {
     for (const auto& spec : opts_.specs) drivers_.push_back(make_driver(spec, *env_));
   } catch (const std::exception& e) {
@@ -68,7 +42,6 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
       if (d->gpu_path() == "none")
         boot_->fail_all(d->backend() + " moves host memory only; drop it from --backend " +
                         "for --memory cuda (raw baselines have no device path)");
-  run_id_ = make_run_id(*boot_);
   // Only rank 0 writes the CSV, but every rank must learn that it cannot: a rank left
   // alone would wait in the next collective forever.
   std::string csv_error;
@@ -122,7 +95,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
         std::max({columns[i].size(), units.size() > i ? units[i].size() : 0, size_t{9}}));
   if (boot_->rank() == 0) {
     std::printf("# %s  run %s  mpi %s  reps %zu (backends interleaved)\n", boot_->program().c_str(),
-                run_id_.c_str(), Bootstrap::mpi_flavor().c_str(), opts_.reps);
+                layer_.run_id().c_str(), Bootstrap::mpi_flavor().c_str(), opts_.reps);
     auto hdr = columns;
     hdr[0] = "#" + hdr[0];
     print_row(hdr);
@@ -166,7 +139,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
           .set("iterations", iters_for(size))
           .set("reps", opts_.reps)
           .set("validated", opts_.validate ? 1 : 0)
-          .set("run_id", run_id_);
+          .set("run_id", layer_.run_id());
       if (opts_.validate) row.set("wrong", points[d].wrong);
       emit(drv, size, points[d], row);
       if (csv_) csv_->write(row);
@@ -191,22 +164,18 @@ int BenchSession::finish() {
   settings["bidirectional"] = opts_.bidirectional;
   settings["validate"] = opts_.validate;
   settings["recv_buffers"] = opts_.recv_buffers;
-  settings["backend_opts"] = opts_.backend_options.extra;
   settings["memory_send"] = opts_.send_memory;
   settings["memory_recv"] = opts_.recv_memory;
   settings["gpu_path_requested"] = opts_.gpu_path;
   settings["gpu_chunk_bytes"] = opts_.gpu_chunk_bytes;
-  settings["listen_host"] = env_->host;
-  settings["spin_budget_ns"] = loop_.options().spin_budget.count();
-  settings["spin_yield_after_ns"] = loop_.options().spin_yield_after.count();
   settings["inject_delay_ns"] = opts_.delay_ns;
-  Json meta = collect_metadata(*boot_, argv_, run_id_, settings, load_at_start_);
   // Before the close below: the library can only describe a live connection.
-  Json transports = Json::object();
-  if (boot_->rank() == 0)
+  Json meta = layer_.metadata(settings, opts_, loop_, [&] {
+    Json transports = Json::object();
     for (const auto& d : drivers_)
       if (auto t = d->transports(); !t.empty()) transports[d->backend() + ":" + d->progress()] = t;
-  add_network_metadata(meta, *boot_, iface_, transports);
+    return transports;
+  });
   for (auto& d : drivers_) {
     try {
       d->close();

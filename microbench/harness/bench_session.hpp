@@ -1,6 +1,7 @@
-// Everything pingpong and bandwidth share around their timed loops: options, MPI
-// bootstrap, the event loop, one driver per --backend entry (connected once), the
-// interleaved size sweep, the human table and the CSV + metadata.
+// Everything pingpong and bandwidth share around their timed loops: options, the run
+// layer (harness/run_layer.hpp: parsing, MPI bootstrap, interface, metadata), the event loop, one
+// driver per --backend entry (connected once), the interleaved size sweep, the human table and the
+// CSV + metadata.
 #pragma once
 
 #include <functional>
@@ -12,8 +13,7 @@
 #include "harness/bench_options.hpp"
 #include "harness/bootstrap.hpp"
 #include "harness/csv_writer.hpp"
-#include "harness/interface.hpp"
-#include "harness/machine_state.hpp"
+#include "harness/run_layer.hpp"
 #include "runtime/event_loop.hpp"
 
 namespace commbench {
@@ -45,8 +45,8 @@ class BenchSession {
   // For each size: warm up every driver, then `reps` rounds in which every driver runs
   // one repetition, so the drivers alternate. `rep(driver, index, size, rep_no, point)`
   // runs one timed repetition and appends to point.
-  using RepFn = std::function<void(Driver&, size_t driver_index, size_t size, size_t rep,
-                                   Point& point)>;
+  using RepFn =
+      std::function<void(Driver&, size_t driver_index, size_t size, size_t rep, Point& point)>;
   using WarmFn = std::function<void(Driver&, size_t size)>;
   // `emit(driver, size, point)` prints and records a finished point (rank 0 only).
   using EmitFn = std::function<void(Driver&, size_t size, Point& point, ResultRow& row)>;
@@ -61,15 +61,12 @@ class BenchSession {
 
  private:
   BenchOptions opts_;
-  std::unique_ptr<Bootstrap> boot_;
-  InterfaceChoice iface_;  // where our listeners bind, and why
+  RunLayer layer_;  // owns the bootstrap: declared first, so it outlives the drivers
+  Bootstrap* boot_ = nullptr;
   EventLoop loop_;
   std::vector<std::unique_ptr<Driver>> drivers_;
   std::unique_ptr<DriverEnv> env_;
   std::unique_ptr<CsvWriter> csv_;  // rank 0 with --csv only
-  std::string run_id_;
-  LoadAverage load_at_start_;
-  std::vector<std::string> argv_;
   size_t total_wrong_ = 0;
   std::vector<size_t> widths_;
 };

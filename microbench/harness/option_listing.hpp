@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace commbench {
 
@@ -12,5 +13,22 @@ namespace commbench {
 // as --help shows it, null where none is declared (unset, or derived from other options:
 // the description says how).
 nlohmann::ordered_json option_table(const CLI::App& app);
+
+// A run of options of one type, registered alike: a table reads better than a chain of
+// add_option calls, and --help / --list-options show the defaults of all or none.
+template <typename T>
+struct OptionRow {
+  const char* flag;
+  T* value;
+  std::string help;
+};
+enum class ShowDefault { no, yes };
+template <typename T, size_t N>
+void add_option_rows(CLI::App& app, const OptionRow<T> (&rows)[N], ShowDefault show) {
+  for (const auto& r : rows) {
+    CLI::Option* o = app.add_option(r.flag, *r.value, r.help);
+    if (show == ShowDefault::yes) o->capture_default_str();
+  }
+}
 
 }  // namespace commbench

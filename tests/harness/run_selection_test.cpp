@@ -1,0 +1,166 @@
+// The policy tables and the one parse of --backend both bench families share: defaults
+// come from each backend's table, unknown names are refused with the valid ones listed.
+#include "harness/run_selection.hpp"
+
+#include <gtest/gtest.h>
+
+#include "comm/registry.hpp"
+#include "harness/backend_listing.hpp"
+#include "mpi/mpi_progress.hpp"
+#include "ucx/ucx_progress.hpp"
+
+using namespace commbench;
+
+namespace {
+
+// The message of the std::invalid_argument `f` throws ("" when it throws none).
+template <typename F>
+std::string refusal(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+RunSelection parsed(Family family, std::vector<std::string> args) {
+  RunSelection s;
+  CLI::App app;
+  add_selection_options(app, s, family);
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+  app.parse(args);
+  resolve_selection(s, family);
+  return s;
+}
+
+std::vector<std::string> labels(const RunSelection& s) {
+  std::vector<std::string> out;
+  for (const auto& spec : s.specs) out.push_back(spec.label());
+  return out;
+}
+
+}  // namespace
+
+TEST(PolicyTable, DefaultIsTheFirstRow) {
+  EXPECT_EQ(mpi::parse_progress(""), mpi::Progress::batched);
+  EXPECT_EQ(ucx::parse_progress(""), ucx::Progress::cooperative);
+  EXPECT_STREQ(mpi::to_string(mpi::parse_progress("")), mpi::kProgressPolicies[0].name);
+  for (const auto& scheme : registry().schemes())
+    EXPECT_FALSE(registry().info(scheme).progress_policies.empty()) << scheme;
+  EXPECT_EQ(registry().info("tcp").progress_policies.front().name, "epoll");
+}
+
+TEST(PolicyTable, EveryListedNameParses) {
+  for (const auto& row : mpi::kProgressPolicies)
+    EXPECT_STREQ(mpi::to_string(mpi::parse_progress(row.name)), row.name);
+  for (const auto& row : ucx::kProgressPolicies)
+    EXPECT_STREQ(ucx::to_string(ucx::parse_progress(row.name)), row.name);
+}
+
+TEST(PolicyTable, UnknownIsRefusedWithTheValidOnes) {
+  EXPECT_EQ(refusal([] { mpi::parse_progress("telepathy"); }),
+            "mpi has no progress policy 'telepathy' (known: batched, cooperative, blocking)");
+  EXPECT_EQ(refusal([] { ucx::parse_progress("control"); }),
+            "ucx has no progress policy 'control' (known: cooperative, polling, event)");
+  EventLoop loop;
+  BackendOptions o;
+  o.progress = "batched";
+  EXPECT_EQ(refusal([&] { registry().create("tcp", loop, o); }),
+            "tcp has no progress policy 'batched' (known: epoll)");
+}
+
+TEST(BackendPolicies, RawBaselinesOnlyWhereListed) {
+  auto raw = backend_policies("raw-ucx", true);
+  ASSERT_EQ(raw.size(), 1u);
+  EXPECT_EQ(raw[0].name, "polling");
+  EXPECT_EQ(refusal([] { backend_policies("raw-ucx", false); }),
+            "unknown backend 'raw-ucx' (known: tcp, mpi, ucx)");
+  EXPECT_EQ(refusal([] { backend_policies("pigeon", true); }),
+            "unknown backend 'pigeon' (known: tcp, mpi, ucx, raw-tcp, raw-ucx, raw-mpi)");
+}
+
+TEST(BackendPolicies, ListingShowsEachTablesDefault) {
+  for (const auto& b : backend_table(true))
+    EXPECT_EQ(b["default_policy"],
+              backend_policies(b["name"].get<std::string>(), true).front().name)
+        << b["name"];
+}
+
+TEST(RunSelection, EntriesTakeTheirOwnPolicyElseProgress) {
+  auto s = parsed(Family::microbench,
+                  {"--backend", "mpi,ucx:event,raw-ucx:polling,raw-tcp", "--progress", "blocking"});
+  // --progress applies to the coroutine entries without one; ucx's own wins; a raw
+  // baseline is named by the policy it reports, or by none.
+  EXPECT_EQ(labels(s),
+            (std::vector<std::string>{"mpi:blocking", "ucx:event", "raw-ucx:polling", "raw-tcp"}));
+}
+
+// Each command line and the one line it is refused with ("" = accepted), checked before
+// MPI starts or anything is allocated.
+TEST(RunSelection, RefusesBeforeAnythingRuns) {
+  struct Case {
+    Family family;
+    std::vector<std::string> args;
+    std::string refusal;
+  };
+  const Case cases[] = {
+      {Family::microbench,
+       {"--backend", "raw-ucx:event"},
+       "raw-ucx has no progress policy 'event' (known: polling)"},
+      {Family::appbench,
+       {"--backend", "ucx:telepathy"},
+       "ucx has no progress policy 'telepathy' (known: cooperative, polling, event)"},
+      {Family::microbench,
+       {"--backend", "tcp", "--progress", "batched"},
+       "tcp has no progress policy 'batched' (known: epoll)"},
+      {Family::microbench, {"--backend", "tcp,tcp:epoll"}, ""},
+      {Family::microbench, {"--backend", "tcp,tcp"}, "backend 'tcp' listed twice"},
+      {Family::microbench, {"--backend", "tcp,,mpi"}, "empty entry in --backend 'tcp,,mpi'"},
+      {Family::appbench,
+       {"--backend", "tcp,mpi"},
+       "--backend takes one backend in an app (got 'tcp,mpi')"},
+      {Family::appbench,
+       {"--backend", "raw-tcp"},
+       "unknown backend 'raw-tcp' (known: tcp, mpi, ucx)"},
+      {Family::appbench, {"--backend-opt", "=x"}, "--backend-opt expects KEY=VALUE, got '=x'"},
+      {Family::appbench, {"--connect-timeout", "0"}, "--connect-timeout must be > 0"},
+      {Family::microbench, {"--timeout", "-1"}, "--timeout must be >= 0"},
+  };
+  for (const auto& c : cases)
+    EXPECT_EQ(refusal([&] { parsed(c.family, c.args); }), c.refusal) << c.args.back();
+}
+
+TEST(RunSelection, AnAppRunsOneCoroutineBackend) {
+  EXPECT_EQ(labels(parsed(Family::appbench, {})), std::vector<std::string>{"tcp"});
+  EXPECT_EQ(labels(parsed(Family::appbench, {"--backend", "mpi", "--progress", "cooperative"})),
+            std::vector<std::string>{"mpi:cooperative"});
+}
+
+TEST(RunSelection, FamilyDefaults) {
+  auto micro = parsed(Family::microbench, {});
+  EXPECT_EQ(labels(micro), (std::vector<std::string>{"tcp", "raw-tcp"}));
+  EXPECT_EQ(micro.run_timeout_s, 0);
+  EXPECT_EQ(parsed(Family::appbench, {}).run_timeout_s, 600);
+}
+
+TEST(RunSelection, BackendOptsBecomeExtra) {
+  auto s =
+      parsed(Family::appbench, {"--backend-opt", "wire=per-frame", "--backend-opt", "chunk=64K"});
+  EXPECT_EQ(s.backend_options.extra.at("wire"), "per-frame");
+  EXPECT_EQ(s.backend_options.extra.at("chunk"), "64K");
+}
+
+TEST(RunSelection, IdleOptionsReachTheLoop) {
+  for (Family family : {Family::microbench, Family::appbench}) {
+    EventLoop loop;
+    apply_idle_options(parsed(family, {"--idle-spin", "0", "--idle-yield-after", "7"}), loop);
+    EXPECT_EQ(loop.options().spin_budget.count(), 0);
+    EXPECT_EQ(loop.options().spin_yield_after.count(), 7000);
+    auto auto_yield = loop.options().spin_yield_after;
+    apply_idle_options(parsed(family, {"--idle-spin", "2.5"}), loop);
+    EXPECT_EQ(loop.options().spin_budget.count(), 2500);
+    EXPECT_EQ(loop.options().spin_yield_after, auto_yield);  // -1 leaves it as it was
+    EXPECT_EQ(refusal([&] { parsed(family, {"--idle-spin", "-1"}); }), "--idle-spin must be >= 0");
+  }
+}
