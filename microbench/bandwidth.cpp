@@ -17,72 +17,20 @@ using namespace commbench;
 
 namespace {
 
-// One repetition: `iters` windows. Rank 0 sends `window` messages of `size` bytes with
-// all of them in flight, rank 1 receives them and answers with a 1-byte ack; with
-// `bidirectional` both ranks send and receive a window at once (no ack). Window i
-// carries pattern seed seed + i; with `validate` every received byte is checked. The
-// receives of a window go in batches of window_slots() (the receive memory budget,
-// drivers/window_buffers.hpp). Each returns the number of wrong bytes this rank received.
-struct Windows {
-  size_t size = 0;
-  size_t iters = 0;
+// --help's first lines.
+constexpr const char* kHelp =
+    "Windowed bandwidth over the coroutine comm backends and their raw baselines.\n"
+    "Run with: mpirun -np 2 bandwidth --backend tcp,raw-tcp";
+
+// One repetition: `iters` windows. Rank 0 sends `window` messages with all of them in
+// flight, rank 1 receives them and answers with a 1-byte ack; with `bidirectional` both
+// ranks send and receive a window at once (no ack). Window i carries pattern seed
+// seed + i. The receives of a window go in batches of window_slots() (the receive memory
+// budget, drivers/window_buffers.hpp). Each returns the wrong bytes this rank received.
+struct Windows : Repetition {
   size_t window = 0;
   bool bidirectional = false;
-  uint64_t seed = 0;
-  bool validate = false;
 };
-
-template <RawTransport T>
-void post_receives(T& t, size_t size, size_t count) {
-  WindowBuffers& rx = t.window_buffers();
-  for (size_t w = 0; w < count; ++w) t.post_recv(rx[w], size);
-}
-
-// Waits for the posted batch of `first` receives, checks it, posts the next batch, and
-// so on to the end of the window.
-template <RawTransport T>
-size_t finish_receives(T& t, const Windows& r, size_t slots, size_t first, uint64_t seed) {
-  WindowBuffers& rx = t.window_buffers();
-  size_t wrong = 0;
-  size_t batch = first;
-  for (size_t done = 0;;) {
-    t.wait_recvs();
-    if (r.validate)
-      for (size_t w = 0; w < batch; ++w) wrong += check_pattern(rx[w], r.size, seed);
-    done += batch;
-    if (done >= r.window) break;
-    batch = std::min(slots, r.window - done);
-    post_receives(t, r.size, batch);
-  }
-  return wrong;
-}
-
-template <RawTransport T>
-size_t windows(const Windows& r, T& t) {
-  std::byte* out = t.send_buffer();
-  size_t slots = t.window_buffers().prepare(r.size, r.window, t.shared_window_buffer(r.validate));
-  size_t first = std::min(slots, r.window);
-  size_t wrong = 0;
-  for (size_t i = 0; i < r.iters; ++i) {
-    if (r.validate) fill_pattern(out, r.size, r.seed + i);
-    if (r.bidirectional) {
-      // Receives first, so the peer's sends find them posted (osu_bibw's order).
-      post_receives(t, r.size, first);
-      for (size_t w = 0; w < r.window; ++w) t.post_send(out, r.size);
-      wrong += finish_receives(t, r, slots, first, r.seed + i);
-      t.wait_sends();
-    } else if (t.rank() == 0) {
-      for (size_t w = 0; w < r.window; ++w) t.post_send(out, r.size);
-      t.wait_sends();
-      t.recv_ack();
-    } else {
-      post_receives(t, r.size, first);
-      wrong += finish_receives(t, r, slots, first, r.seed + i);
-      t.send_ack();
-    }
-  }
-  return wrong;
-}
 
 // A coroutine per message of a window, as the comm's concurrent reads and writes need.
 Task<void> write_one(CommDriver& c, const Message& m, CancelToken token) {
@@ -139,17 +87,67 @@ Task<size_t> windows(Windows r, CommDriver& c, CancelToken token) {
   co_return wrong;
 }
 
+template <RawTransport T>
+void post_receives(T& t, size_t size, size_t count) {
+  WindowBuffers& rx = t.window_buffers();
+  for (size_t w = 0; w < count; ++w) t.post_recv(rx[w], size);
+}
+
+// Waits for the posted batch of `first` receives, checks it, posts the next batch, and
+// so on to the end of the window.
+template <RawTransport T>
+size_t finish_receives(T& t, const Windows& r, size_t slots, size_t first, uint64_t seed) {
+  WindowBuffers& rx = t.window_buffers();
+  size_t wrong = 0;
+  size_t batch = first;
+  for (size_t done = 0;;) {
+    t.wait_recvs();
+    if (r.validate)
+      for (size_t w = 0; w < batch; ++w) wrong += check_pattern(rx[w], r.size, seed);
+    done += batch;
+    if (done >= r.window) break;
+    batch = std::min(slots, r.window - done);
+    post_receives(t, r.size, batch);
+  }
+  return wrong;
+}
+
+template <RawTransport T>
+size_t windows(const Windows& r, T& t) {
+  std::byte* out = t.send_buffer();
+  size_t slots = t.window_buffers().prepare(r.size, r.window, t.shared_window_buffer(r.validate));
+  size_t first = std::min(slots, r.window);
+  size_t wrong = 0;
+  for (size_t i = 0; i < r.iters; ++i) {
+    if (r.validate) fill_pattern(out, r.size, r.seed + i);
+    if (r.bidirectional) {
+      // Receives first, so the peer's sends find them posted (osu_bibw's order).
+      post_receives(t, r.size, first);
+      for (size_t w = 0; w < r.window; ++w) t.post_send(out, r.size);
+      wrong += finish_receives(t, r, slots, first, r.seed + i);
+      t.wait_sends();
+    } else if (t.rank() == 0) {
+      for (size_t w = 0; w < r.window; ++w) t.post_send(out, r.size);
+      t.wait_sends();
+      t.recv_ack();
+    } else {
+      post_receives(t, r.size, first);
+      wrong += finish_receives(t, r, slots, first, r.seed + i);
+      t.send_ack();
+    }
+  }
+  return wrong;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  BenchSession s(argc, argv, "bandwidth", BenchKind::bandwidth,
-                 "Windowed bandwidth over the coroutine comm backends and their raw baselines.\n"
-                 "Run with: mpirun -np 2 bandwidth --backend tcp,raw-tcp");
+  BenchSession s(argc, argv, "bandwidth", BenchKind::bandwidth, kHelp);
   const BenchOptions& o = s.options();
   uint64_t seed = 1;
 
   auto run = [&](Driver& d, size_t size, size_t n) {
-    Windows r{size, n, o.window, o.bidirectional, seed, o.validate};
+    Windows r{{size, n, seed, o.validate}, o.window, o.bidirectional};
     seed += n;
     return run_loop(d, size, [&](auto&... on) { return windows(r, on...); });
   };

@@ -13,15 +13,15 @@ using namespace commbench;
 
 namespace {
 
-// One repetition: `iters` round trips of `size` bytes; rank 0 sends first and stores each
-// round trip's duration in samples_ns[i]. With `validate`, round trip i carries pattern
-// seeds seed + 2i (rank 0's message) and seed + 2i + 1 (rank 1's), and every received
-// byte is checked. Each returns the number of wrong bytes this rank received.
-struct RoundTrips {
-  size_t size = 0;
-  size_t iters = 0;
-  uint64_t seed = 0;
-  bool validate = false;
+// --help's first lines.
+constexpr const char* kHelp =
+    "Ping-pong latency over the coroutine comm backends and their raw baselines.\n"
+    "Run with: mpirun -np 2 pingpong --backend tcp,raw-tcp";
+
+// One repetition: `iters` round trips; rank 0 sends first and stores each round trip's
+// duration in samples_ns[i]. Round trip i carries pattern seeds seed + 2i (rank 0's
+// message) and seed + 2i + 1 (rank 1's). Each returns the wrong bytes this rank received.
+struct RoundTrips : Repetition {
   uint64_t* samples_ns = nullptr;
 };
 
@@ -79,16 +79,14 @@ Task<size_t> round_trips(RoundTrips r, CommDriver& c, CancelToken token) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  BenchSession s(argc, argv, "pingpong", BenchKind::pingpong,
-                 "Ping-pong latency over the coroutine comm backends and their raw baselines.\n"
-                 "Run with: mpirun -np 2 pingpong --backend tcp,raw-tcp");
+  BenchSession s(argc, argv, "pingpong", BenchKind::pingpong, kHelp);
   const BenchOptions& o = s.options();
   std::vector<uint64_t> samples;
   uint64_t seed = 1;
 
   auto run = [&](Driver& d, size_t size, size_t n) {
     samples.resize(std::max(samples.size(), n));
-    RoundTrips r{size, n, seed, o.validate, samples.data()};
+    RoundTrips r{{size, n, seed, o.validate}, samples.data()};
     seed += 2 * n;
     return run_loop(d, size, [&](auto&... on) { return round_trips(r, on...); });
   };

@@ -21,11 +21,15 @@ namespace raw_mpi {
 constexpr size_t kPiece = size_t{1} << 30;
 constexpr int kDataTag = 1, kAckTag = 2;
 
-inline size_t pieces(size_t size) {
-  return size <= kPiece ? 1 : (size + kPiece - 1) / kPiece;
-}
-inline int piece_bytes(size_t size, size_t j) {
-  return static_cast<int>(std::min(kPiece, size - j * kPiece));
+// Calls call(offset, bytes) for each piece of a message of `size` bytes, in order: one
+// piece up to 1 GiB (an empty message is one empty piece).
+template <typename Call>
+inline void for_pieces(size_t size, Call&& call) {
+  size_t at = 0;
+  do {
+    call(at, static_cast<int>(std::min(kPiece, size - at)));
+    at += kPiece;
+  } while (at < size);
 }
 
 // Out of line: only a failing call gets here.
@@ -47,16 +51,16 @@ class RawMpiDriver final : public RawDriver {
   void close() override;
 
   void send(const std::byte* p, size_t n) {
-    using namespace raw_mpi;
-    for (size_t j = 0, k = pieces(n); j < k; ++j)
-      check(MPI_Send(p + j * kPiece, piece_bytes(n, j), MPI_BYTE, peer_, kDataTag, comm_), "send");
+    raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
+      raw_mpi::check(MPI_Send(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_), "send");
+    });
   }
   void recv(std::byte* p, size_t n) {
-    using namespace raw_mpi;
-    for (size_t j = 0, k = pieces(n); j < k; ++j)
-      check(MPI_Recv(p + j * kPiece, piece_bytes(n, j), MPI_BYTE, peer_, kDataTag, comm_,
-                     MPI_STATUS_IGNORE),
-            "recv");
+    raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
+      raw_mpi::check(
+          MPI_Recv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, MPI_STATUS_IGNORE),
+          "recv");
+    });
   }
   void send_ack() {
     raw_mpi::check(MPI_Send(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_), "send ack");
@@ -67,22 +71,18 @@ class RawMpiDriver final : public RawDriver {
   }
 
   void post_send(const std::byte* p, size_t n) {
-    using namespace raw_mpi;
-    for (size_t j = 0, k = pieces(n); j < k; ++j) {
-      MPI_Request r;
-      check(MPI_Isend(p + j * kPiece, piece_bytes(n, j), MPI_BYTE, peer_, kDataTag, comm_, &r),
-            "isend");
-      sends_.push_back(r);
-    }
+    raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
+      raw_mpi::check(MPI_Isend(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_,
+                               &sends_.emplace_back()),
+                     "isend");
+    });
   }
   void post_recv(std::byte* p, size_t n) {
-    using namespace raw_mpi;
-    for (size_t j = 0, k = pieces(n); j < k; ++j) {
-      MPI_Request r;
-      check(MPI_Irecv(p + j * kPiece, piece_bytes(n, j), MPI_BYTE, peer_, kDataTag, comm_, &r),
-            "irecv");
-      recvs_.push_back(r);
-    }
+    raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
+      raw_mpi::check(MPI_Irecv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_,
+                               &recvs_.emplace_back()),
+                     "irecv");
+    });
   }
   void wait_sends() { wait_all(sends_); }
   void wait_recvs() { wait_all(recvs_); }

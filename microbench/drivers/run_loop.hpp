@@ -8,6 +8,8 @@
 // count of wrong bytes; ranks beyond 0 and 1 take no part (0).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +19,16 @@
 #include "drivers/raw_ucx_driver.hpp"
 
 namespace commbench {
+
+// What every repetition of a loop is given: `iters` iterations with messages of `size`
+// bytes; message patterns numbered from `seed`; with `validate`, every received byte is
+// checked. A benchmark extends it with its own parameters.
+struct Repetition {
+  size_t size = 0;
+  size_t iters = 0;
+  uint64_t seed = 0;
+  bool validate = false;
+};
 
 namespace detail {
 template <RawTransport T, typename Loop>
