@@ -1,32 +1,99 @@
 // pingpong: one-way latency (half the round trip), OSU's method, for every --backend
 // measured interleaved. Rank 0 times each round trip; the table and CSV report the
 // median, mean, minimum and 99th percentile of the one-way figure in microseconds.
-#include <cstdio>
-
+// The timed loop is below, once for the raw baselines (a template over their blocking
+// primitives) and once for the coroutine comm.
+#include "drivers/run_loop.hpp"
 #include "harness/bench_session.hpp"
-#include "harness/sizes.hpp"
+#include "harness/pattern.hpp"
+#include "harness/point_cells.hpp"
 #include "harness/stats.hpp"
 
 using namespace commbench;
 
+namespace {
+
+// --help's first lines.
+constexpr const char* kHelp =
+    "Ping-pong latency over the coroutine comm backends and their raw baselines.\n"
+    "Run with: mpirun -np 2 pingpong --backend tcp,raw-tcp";
+
+// One repetition: `iters` round trips; rank 0 sends first and stores each round trip's
+// duration in samples_ns[i]. Round trip i carries pattern seeds seed + 2i (rank 0's
+// message) and seed + 2i + 1 (rank 1's). Each returns the wrong bytes this rank received.
+struct RoundTrips : Repetition {
+  uint64_t* samples_ns = nullptr;
+};
+
+template <RawTransport T>
+size_t round_trips(const RoundTrips& r, T& t) {
+  const bool initiator = t.rank() == 0;
+  std::byte* out = t.send_buffer();
+  std::byte* in = t.recv_buffer();
+  size_t wrong = 0;
+  for (size_t i = 0; i < r.iters; ++i) {
+    uint64_t mine = r.seed + 2 * i + (initiator ? 0 : 1);
+    uint64_t theirs = r.seed + 2 * i + (initiator ? 1 : 0);
+    if (r.validate) fill_pattern(out, r.size, mine);
+    if (initiator) {
+      uint64_t t0 = EventLoop::now_ns();
+      t.send(out, r.size);
+      t.recv(in, r.size);
+      r.samples_ns[i] = EventLoop::now_ns() - t0;
+    } else {
+      t.recv(in, r.size);
+      if (r.validate) wrong += check_pattern(in, r.size, theirs);
+      t.send(out, r.size);
+      continue;
+    }
+    if (r.validate) wrong += check_pattern(in, r.size, theirs);
+  }
+  return wrong;
+}
+
+Task<size_t> round_trips(RoundTrips r, CommDriver& c, CancelToken token) {
+  const bool initiator = c.rank() == 0;
+  Message out = c.outgoing(r.size);
+  Message& in = c.incoming();
+  size_t wrong = 0;
+  for (size_t i = 0; i < r.iters; ++i) {
+    uint64_t mine = r.seed + 2 * i + (initiator ? 0 : 1);
+    uint64_t theirs = r.seed + 2 * i + (initiator ? 1 : 0);
+    if (r.validate) c.fill(r.size, mine);
+    if (initiator) {
+      uint64_t t0 = EventLoop::now_ns();
+      co_await c.send(out, token);
+      co_await c.recv(in, token);
+      r.samples_ns[i] = EventLoop::now_ns() - t0;
+    } else {
+      co_await c.recv(in, token);
+      if (r.validate) wrong += c.check(in, r.size, theirs);
+      co_await c.send(out, token);
+      continue;
+    }
+    if (r.validate) wrong += c.check(in, r.size, theirs);
+  }
+  co_return wrong;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  BenchSession s(argc, argv, "pingpong", BenchKind::pingpong,
-                 "Ping-pong latency over the coroutine comm backends and their raw baselines.\n"
-                 "Run with: mpirun -np 2 pingpong --backend tcp,raw-tcp");
+  BenchSession s(argc, argv, "pingpong", BenchKind::pingpong, kHelp);
+  const BenchOptions& o = s.options();
   std::vector<uint64_t> samples;
   uint64_t seed = 1;
 
-  auto warm = [&](Driver& d, size_t size) {
-    size_t n = s.warmup_for(size);
+  auto run = [&](Driver& d, size_t size, size_t n) {
     samples.resize(std::max(samples.size(), n));
-    d.pingpong(size, n, seed, s.options().validate, samples.data());
+    RoundTrips r{{size, n, seed, o.validate}, samples.data()};
     seed += 2 * n;
+    return run_loop(d, size, [&](auto&... on) { return round_trips(r, on...); });
   };
+  auto warm = [&](Driver& d, size_t size) { run(d, size, s.warmup_for(size)); };
   auto rep = [&](Driver& d, size_t, size_t size, size_t, Point& p) {
-    size_t n = s.iters_for(size) / s.options().reps;
-    samples.resize(std::max(samples.size(), n));
-    p.wrong += d.pingpong(size, n, seed, s.options().validate, samples.data());
-    seed += 2 * n;
+    size_t n = s.iters_for(size) / o.reps;
+    p.wrong += run(d, size, n);
     p.iterations += n;
     for (size_t i = 0; i < n; ++i) p.samples.push_back(static_cast<double>(samples[i]) / 2000.0);
   };
@@ -37,16 +104,9 @@ int main(int argc, char** argv) {
         .set("latency_us_avg", sum.avg)
         .set("latency_us_min", sum.min)
         .set("latency_us_p99", sum.p99);
-    char cells[5][32];
-    std::snprintf(cells[0], 32, "%.3f", sum.p50);
-    std::snprintf(cells[1], 32, "%.3f", sum.avg);
-    std::snprintf(cells[2], 32, "%.3f", sum.min);
-    std::snprintf(cells[3], 32, "%.3f", sum.p99);
-    s.print_row({std::to_string(size), d.backend(), d.progress(), cells[0], cells[1], cells[2],
-                 cells[3], s.options().validate ? std::to_string(p.wrong) : "-"});
+    s.print_row(point_cells(size, d, {sum.p50, sum.avg, sum.min, sum.p99}, 3, o.validate, p.wrong));
   };
-  s.sweep(warm, rep, emit,
-          {"size", "backend", "progress", "p50", "avg", "min", "p99", "wrong"},
+  s.sweep(warm, rep, emit, {"size", "backend", "progress", "p50", "avg", "min", "p99", "wrong"},
           {"bytes", "", "", "us", "us", "us", "us", "bytes"});
   return s.finish();
 }

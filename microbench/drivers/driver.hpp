@@ -1,7 +1,9 @@
-// A Driver runs the timed loops of one backend between ranks 0 and 1. Every backend,
-// coroutine comm or raw library, is one Driver; pingpong and bandwidth never branch on
-// which. Both ranks call the same methods in the same order (the harness interleaves
-// drivers), so a driver may assume its peer is in the same call.
+// A Driver is one --backend entry between ranks 0 and 1: it connects, owns the buffers
+// and names itself for the CSV. It runs no loop: the benchmarks (pingpong.cpp,
+// bandwidth.cpp) own their timed loops and drive a driver through its primitives, reached
+// with run_loop() (drivers/run_loop.hpp). Both ranks call the same methods in the same
+// order (the harness interleaves drivers), so a driver may assume its peer is in the same
+// call.
 #pragma once
 
 #include <cstddef>
@@ -23,9 +25,20 @@ struct DriverEnv {
   std::string host;  // address this rank listens on
 };
 
+// Which concrete class a Driver is: run_loop() turns it into the type the benchmark's
+// loop is instantiated for, once per repetition, so no message pays for the dispatch.
+enum class DriverKind { comm, raw_tcp, raw_ucx, raw_mpi };
+
 class Driver {
  public:
+  Driver(DriverKind kind, DriverEnv& env) : env_(env), kind_(kind) {}
   virtual ~Driver() = default;
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
+
+  DriverKind kind() const { return kind_; }
+  int rank() const { return env_.boot.rank(); }
+
   virtual std::string backend() const = 0;   // CSV "backend" (tcp, raw-tcp, ...)
   virtual std::string progress() const = 0;  // CSV "progress"
   virtual std::string wire() const { return ""; }
@@ -39,21 +52,13 @@ class Driver {
   virtual void connect() = 0;
   // Allocates buffers for messages of up to `max_size` bytes (called once).
   virtual void prepare(size_t max_size) = 0;
-
-  // `iters` round trips of `size` bytes; rank 0 sends first. Rank 0 stores each round
-  // trip's duration in samples_ns[i] (rank 1 may ignore samples_ns). With `validate`,
-  // message k carries pattern seed `seed + k` and every received byte is checked.
-  // Returns the number of wrong bytes this rank received.
-  virtual size_t pingpong(size_t size, size_t iters, uint64_t seed, bool validate,
-                          uint64_t* samples_ns) = 0;
-
-  // `iters` windows: rank 0 sends `window` messages of `size` bytes with all of them in
-  // flight, rank 1 receives them and answers with a 1-byte ack. With `bidirectional`
-  // both ranks send and receive a window at once (no ack). Returns wrong bytes received.
-  virtual size_t bandwidth(size_t size, size_t iters, size_t window, bool bidirectional,
-                           uint64_t seed, bool validate) = 0;
-
   virtual void close() = 0;
+
+ protected:
+  DriverEnv& env_;
+
+ private:
+  DriverKind kind_;
 };
 
 // "tcp", "mpi", "ucx" -> the coroutine comm driver for that scheme; "raw-*" -> the

@@ -1,0 +1,103 @@
+// raw-mpi: the MPI baseline without the coroutine layer, on a private duplicate of
+// MPI_COMM_WORLD. send/recv are blocking MPI_Send/MPI_Recv (osu_latency's method); posted
+// sends and receives are MPI_Isend/MPI_Irecv completed by one MPI_Waitall each (osu_bw,
+// osu_bibw). Messages above 1 GiB go as 1 GiB pieces (MPI counts are int).
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "comm/errors.hpp"
+#include "drivers/raw_driver.hpp"
+
+namespace commbench {
+
+namespace raw_mpi {
+
+constexpr size_t kPiece = size_t{1} << 30;
+constexpr int kDataTag = 1, kAckTag = 2;
+
+// Calls call(offset, bytes) for each piece of a message of `size` bytes, in order: one
+// piece up to 1 GiB (an empty message is one empty piece).
+template <typename Call>
+inline void for_pieces(size_t size, Call&& call) {
+  size_t at = 0;
+  do {
+    call(at, static_cast<int>(std::min(kPiece, size - at)));
+    at += kPiece;
+  } while (at < size);
+}
+
+// Out of line: only a failing call gets here.
+[[noreturn]] void fail(int rc, const char* what);
+inline void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) fail(rc, what);
+}
+
+}  // namespace raw_mpi
+
+class RawMpiDriver final : public RawDriver {
+ public:
+  static constexpr bool kEmptyMessages = true;
+
+  explicit RawMpiDriver(DriverEnv& env) : RawDriver(DriverKind::raw_mpi, kRawMpi, env) {}
+  ~RawMpiDriver() override;
+
+  void connect() override;
+  void close() override;
+
+  void send(const std::byte* p, size_t n) {
+    raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
+      raw_mpi::check(MPI_Send(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_), "send");
+    });
+  }
+  void recv(std::byte* p, size_t n) {
+    raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
+      raw_mpi::check(
+          MPI_Recv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, MPI_STATUS_IGNORE),
+          "recv");
+    });
+  }
+  void send_ack() {
+    raw_mpi::check(MPI_Send(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_), "send ack");
+  }
+  void recv_ack() {
+    raw_mpi::check(MPI_Recv(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, MPI_STATUS_IGNORE),
+                   "recv ack");
+  }
+
+  void post_send(const std::byte* p, size_t n) {
+    raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
+      raw_mpi::check(MPI_Isend(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_,
+                               &sends_.emplace_back()),
+                     "isend");
+    });
+  }
+  void post_recv(std::byte* p, size_t n) {
+    raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
+      raw_mpi::check(MPI_Irecv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_,
+                               &recvs_.emplace_back()),
+                     "irecv");
+    });
+  }
+  void wait_sends() { wait_all(sends_); }
+  void wait_recvs() { wait_all(recvs_); }
+
+ private:
+  static void wait_all(std::vector<MPI_Request>& reqs) {
+    raw_mpi::check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
+                   "waitall");
+    reqs.clear();
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int peer_ = 0;
+  char ack_ = 1;
+  std::vector<MPI_Request> sends_, recvs_;
+};
+
+}  // namespace commbench

@@ -1,0 +1,122 @@
+// raw-ucx: the UCX baseline without the coroutine layer — a plain UCP tag loop in the
+// manner of `ucx_perftest -t tag_lat / tag_bw -E poll`: its own context, worker and
+// endpoint (worker addresses exchanged through the bootstrap), exactly `size` bytes per
+// tag message, no header, and busy-polling ucp_worker_progress until each request is
+// done. Posted sends and receives are counted by their callbacks in one batch each.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "drivers/raw_driver.hpp"
+
+namespace commbench {
+
+namespace raw_ucx {
+
+constexpr ucp_tag_t kDataTag = 1, kAckTag = 2;
+
+// Out of line: only a failing call gets here.
+[[noreturn]] void fail(ucs_status_t s, const char* what);
+inline void check(ucs_status_t s, const char* what) {
+  if (s != UCS_OK) fail(s, what);
+}
+
+// Completions of a batch of requests, counted by their callbacks.
+struct Batch {
+  size_t done = 0;
+  ucs_status_t error = UCS_OK;
+  std::vector<void*> requests;
+
+  static void on_send(void*, ucs_status_t s, void* user) {
+    auto* b = static_cast<Batch*>(user);
+    ++b->done;
+    if (s != UCS_OK) b->error = s;
+  }
+  static void on_recv(void*, ucs_status_t s, const ucp_tag_recv_info_t*, void* user) {
+    on_send(nullptr, s, user);
+  }
+
+  // Adds what a *_nbx call returned: done at once (nullptr), an error, or a request.
+  void add(void* r, const char* what) {
+    if (r == nullptr) {
+      ++done;
+      requests.push_back(nullptr);
+      return;
+    }
+    if (UCS_PTR_IS_ERR(r)) check(UCS_PTR_STATUS(r), what);
+    requests.push_back(r);
+  }
+};
+
+}  // namespace raw_ucx
+
+class RawUcxDriver final : public RawDriver {
+ public:
+  static constexpr bool kEmptyMessages = true;
+
+  explicit RawUcxDriver(DriverEnv& env) : RawDriver(DriverKind::raw_ucx, kRawUcx, env) {}
+  ~RawUcxDriver() override { close(); }
+  std::vector<std::string> transports() const override;
+
+  void connect() override;
+  void close() override;
+
+  void send(const std::byte* p, size_t n) { send_one(p, n, raw_ucx::kDataTag); }
+  void recv(std::byte* p, size_t n) { recv_one(p, n, raw_ucx::kDataTag); }
+  void send_ack() { send_one(&ack_, 1, raw_ucx::kAckTag); }
+  void recv_ack() { recv_one(&ack_, 1, raw_ucx::kAckTag); }
+
+  void post_send(const std::byte* p, size_t n) { post_send(p, n, raw_ucx::kDataTag, sends_); }
+  void post_recv(std::byte* p, size_t n) { post_recv(p, n, raw_ucx::kDataTag, recvs_); }
+  void wait_sends() { wait(sends_, "send"); }
+  void wait_recvs() { wait(recvs_, "recv"); }
+
+ private:
+  void post_send(const void* data, size_t size, ucp_tag_t tag, raw_ucx::Batch& b) {
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.send = &raw_ucx::Batch::on_send;
+    p.user_data = &b;
+    b.add(ucp_tag_send_nbx(ep_, data, size, tag, &p), "send");
+  }
+  void post_recv(void* data, size_t size, ucp_tag_t tag, raw_ucx::Batch& b) {
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.recv = &raw_ucx::Batch::on_recv;
+    p.user_data = &b;
+    b.add(ucp_tag_recv_nbx(worker_, data, size, tag, ~ucp_tag_t{0}, &p), "recv");
+  }
+
+  // Busy-polls until every request of the batch completed, then frees them.
+  void wait(raw_ucx::Batch& b, const char* what) {
+    while (b.done < b.requests.size()) ucp_worker_progress(worker_);
+    for (void* r : b.requests)
+      if (r) ucp_request_free(r);
+    b.requests.clear();
+    b.done = 0;
+    ucs_status_t e = b.error;
+    b.error = UCS_OK;
+    raw_ucx::check(e, what);
+  }
+
+  void send_one(const void* data, size_t size, ucp_tag_t tag) {
+    post_send(data, size, tag, one_);
+    wait(one_, "send");
+  }
+  void recv_one(void* data, size_t size, ucp_tag_t tag) {
+    post_recv(data, size, tag, one_);
+    wait(one_, "recv");
+  }
+
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  ucp_ep_h ep_ = nullptr;
+  std::byte ack_{1};
+  raw_ucx::Batch one_, sends_, recvs_;
+};
+
+}  // namespace commbench

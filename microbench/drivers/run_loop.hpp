@@ -1,0 +1,62 @@
+// run_loop(): runs one repetition of a benchmark's timed loop on a driver. The benchmark
+// writes its loop twice, as overloads of one callable:
+//   loop(RawTransport auto& raw)            -> size_t        (blocking raw baselines)
+//   loop(CommDriver& comm, CancelToken tok) -> Task<size_t>  (coroutine comm)
+// run_loop finds the driver's concrete type once per repetition, so the raw loop is
+// instantiated for each baseline and calls its primitives directly, and the coroutine
+// loop runs on the event loop under the --read-timeout watchdog. Returns the loop's
+// count of wrong bytes; ranks beyond 0 and 1 take no part (0).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "drivers/comm_driver.hpp"
+#include "drivers/raw_mpi_driver.hpp"
+#include "drivers/raw_tcp_driver.hpp"
+#include "drivers/raw_ucx_driver.hpp"
+
+namespace commbench {
+
+// What every repetition of a loop is given: `iters` iterations with messages of `size`
+// bytes; message patterns numbered from `seed`; with `validate`, every received byte is
+// checked. A benchmark extends it with its own parameters.
+struct Repetition {
+  size_t size = 0;
+  size_t iters = 0;
+  uint64_t seed = 0;
+  bool validate = false;
+};
+
+namespace detail {
+template <RawTransport T, typename Loop>
+size_t run_raw(T& raw, size_t size, Loop& loop) {
+  if constexpr (!T::kEmptyMessages)
+    if (size == 0)
+      throw std::invalid_argument(raw.backend() + " cannot measure 0-byte messages (use -b 1)");
+  return loop(raw);
+}
+}  // namespace detail
+
+// `size`: the loop's message size, refused here by a baseline that cannot send it.
+template <typename Loop>
+size_t run_loop(Driver& d, size_t size, Loop&& loop) {
+  if (d.rank() > 1) return 0;
+  switch (d.kind()) {
+    case DriverKind::comm: {
+      auto& comm = static_cast<CommDriver&>(d);
+      return comm.run_watched([&](CancelToken token) { return loop(comm, token); });
+    }
+    case DriverKind::raw_tcp:
+      return detail::run_raw(static_cast<RawTcpDriver&>(d), size, loop);
+    case DriverKind::raw_ucx:
+      return detail::run_raw(static_cast<RawUcxDriver&>(d), size, loop);
+    case DriverKind::raw_mpi:
+      return detail::run_raw(static_cast<RawMpiDriver&>(d), size, loop);
+  }
+  throw std::logic_error("run_loop: unknown driver kind");
+}
+
+}  // namespace commbench
