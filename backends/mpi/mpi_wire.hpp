@@ -5,7 +5,7 @@
 //   by every frame that still fits in `eager` bytes, in order; frames that do not fit
 //   follow as their own MPI messages (split into `chunk`-sized pieces). A small message
 //   is therefore ONE matched transfer. The receiver decides which frames were inline by
-//   the same rule from the sizes in the header.
+//   the same rule (plan_message) from the sizes in the header.
 //   bare (packed, on a lane; mpi_context.hpp): a message of one host frame within the
 //   inline budget goes as the frame's bytes alone, tagged kLaneTagBare, straight from
 //   the caller's buffer. Without a header a 1–8 B message stays in Open MPI's
