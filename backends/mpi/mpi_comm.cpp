@@ -69,10 +69,6 @@ void MpiComm::abort() noexcept {
   if (!closed_) finish_local(true);
 }
 
-void MpiComm::on_peer_closed() noexcept {
-  fail_unmatchable_reads();
-}
-
 void MpiComm::fail_unmatchable_reads() noexcept {
   if (!ch_->exhausted()) return;
   for (Op* op = ops_.head; op;) {
@@ -120,32 +116,24 @@ void MpiComm::post_recv(Op& op, void* p, size_t bytes) {
   op.link(ops_);
 }
 
-size_t MpiComm::post_frame_sends(OpBatch& ops, size_t first, const std::byte* p, size_t bytes) {
-  size_t n = chunks_for(bytes, wire_.chunk);
-  size_t off = 0;
-  for (size_t j = 0; j < n; ++j) {
-    size_t piece = n == 1 ? bytes : std::min(wire_.chunk, bytes - off);
-    post_send(ops[first + j], p + off, piece);
-    off += piece;
+size_t MpiComm::post_separate(OpBatch& ops, size_t k, std::span<const Buffer> frames,
+                              std::span<const FramePlace> places, bool send) {
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (places[i].is_inline()) continue;
+    std::byte* p = frames[i].bytes();
+    for_each_chunk(frames[i].size, wire_.chunk, [&](size_t off, size_t piece) {
+      if (send)
+        post_send(ops[k++], p + off, piece);
+      else
+        post_recv(ops[k++], p + off, piece);
+    });
   }
-  return n;
+  return k;
 }
 
-size_t MpiComm::post_frame_recvs(OpBatch& ops, size_t first, std::byte* p, size_t bytes) {
-  size_t n = chunks_for(bytes, wire_.chunk);
-  size_t off = 0;
-  for (size_t j = 0; j < n; ++j) {
-    size_t piece = n == 1 ? bytes : std::min(wire_.chunk, bytes - off);
-    post_recv(ops[first + j], p + off, piece);
-    off += piece;
-  }
-  return n;
-}
-
-bool MpiComm::is_inline(size_t frame_bytes, size_t& budget) const noexcept {
-  if (frame_bytes > budget) return false;
-  budget -= frame_bytes;
-  return true;
+std::span<FramePlace> MpiComm::places_for(std::vector<FramePlace>& scratch, size_t frames) {
+  if (scratch.size() < frames) scratch.resize(frames);
+  return {scratch.data(), frames};
 }
 
 // --- bare messages ---------------------------------------------------------------------
@@ -161,14 +149,12 @@ void MpiComm::read_bare(Message& into, size_t got) {
 
 // --- write -------------------------------------------------------------------------------
 
-bool MpiComm::goes_bare(const Message& msg) const noexcept {
-  return ch_->out.on_lane() && wire_.shape == WireShape::packed && msg.frames.size() == 1 &&
-         msg.frames[0].kind == MemoryKind::host && msg.frames[0].size <= wire_.eager;
-}
-
 Task<void> MpiComm::write(const Message& msg, CancelToken token) {
   check_writable();
-  if (goes_bare(msg)) {
+  const std::span<FramePlace> places = places_for(write_places_, msg.frames.size());
+  const MessagePlan plan =
+      plan_message(std::span<const Buffer>(msg.frames), wire_, ch_->out.on_lane(), places);
+  if (plan.layout == Layout::bare) {
     // One host frame within the inline budget, on a lane: the tag says what it is, so
     // it goes as it is, straight from the caller's buffer (the limits still apply).
     check_limits(msg, wire_.limits);
@@ -183,42 +169,25 @@ Task<void> MpiComm::write(const Message& msg, CancelToken token) {
     }
     co_return;
   }
-  const size_t nframes = msg.frames.size();
-  const size_t hb = header_bytes(nframes);
-  const bool packed = wire_.shape == WireShape::packed;
-  size_t inline_bytes = 0, messages = packed ? 1 : 2;
-  size_t budget = wire_.eager;
-  for (const Buffer& f : msg.frames) {
-    if (packed && is_inline(f.size, budget))
-      inline_bytes += f.size;
-    else
-      messages += chunks_for(f.size, wire_.chunk);
-  }
-  Staging s = acquire(hb + inline_bytes);
+  const size_t hb = plan.header_bytes;
+  Staging s = acquire(hb + plan.inline_bytes);
   encode_header(msg, {s.data.get(), hb}, wire_.limits);  // ProtocolError: nothing sent yet
 
-  OpBatch ops(messages);
+  OpBatch ops(plan.messages());
   size_t k = 0;
   try {
     // Everything is posted before the first suspension: concurrent writes cannot
     // interleave their MPI messages, so no write lock is needed.
-    if (packed) {
-      budget = wire_.eager;
-      std::byte* out = s.data.get() + hb;
-      for (const Buffer& f : msg.frames)
-        if (is_inline(f.size, budget) && f.size > 0) {
-          std::memcpy(out, f.data, f.size);
-          out += f.size;
-        }
-      post_send(ops[k++], s.data.get(), hb + inline_bytes);
-      budget = wire_.eager;
-      for (const Buffer& f : msg.frames)
-        if (!is_inline(f.size, budget)) k += post_frame_sends(ops, k, f.bytes(), f.size);
+    if (plan.layout == Layout::packed) {
+      for (size_t i = 0; i < msg.frames.size(); ++i)
+        if (places[i].is_inline() && msg.frames[i].size > 0)
+          std::memcpy(s.data.get() + places[i].offset, msg.frames[i].data, msg.frames[i].size);
+      post_send(ops[k++], s.data.get(), plan.first_bytes());
     } else {
       post_send(ops[k++], s.data.get(), kFixedHeaderBytes);
       post_send(ops[k++], s.data.get() + kFixedHeaderBytes, hb - kFixedHeaderBytes);
-      for (const Buffer& f : msg.frames) k += post_frame_sends(ops, k, f.bytes(), f.size);
     }
+    k = post_separate(ops, k, msg.frames, places, true);
     for (size_t i = 0; i < k; ++i)
       while (!co_await engine_->wait(ops[i], token)) {
       }
@@ -278,29 +247,20 @@ Task<void> MpiComm::read(Message& into, CancelToken token) {
     } catch (const ProtocolError& e) {
       protocol_error(e.what());
     }
+    const std::span<FramePlace> places = places_for(read_places_, count);
+    const MessagePlan plan =
+        plan_message(std::span<const FrameInfo>(frames_in_.data(), count), wire_, false, places);
+    if (packed && got < plan.first_bytes()) protocol_error("inline frames truncated");
+    if (packed && got > plan.first_bytes()) protocol_error("packed message has trailing bytes");
     into.prepare_frames(count);
-    size_t budget = wire_.eager, pos = hb, messages = 0;
     for (uint32_t i = 0; i < count; ++i) {
       const FrameInfo& fi = frames_in_[i];
       Buffer& f = into.prepare_frame(i, fi.size, fi.kind);
-      if (packed && is_inline(fi.size, budget)) {
-        if (pos + fi.size > got) protocol_error("inline frames truncated");
-        if (fi.size > 0) std::memcpy(f.data, in + pos, fi.size);
-        pos += fi.size;
-      } else {
-        messages += chunks_for(fi.size, wire_.chunk);
-      }
+      if (places[i].is_inline() && fi.size > 0) std::memcpy(f.data, in + places[i].offset, fi.size);
     }
-    if (packed && pos != got) protocol_error("packed message has trailing bytes");
-    if (messages == 0) co_return;
-    OpBatch ops(messages);
-    size_t k = 0;
-    budget = wire_.eager;
-    for (uint32_t i = 0; i < count; ++i) {
-      const FrameInfo& fi = frames_in_[i];
-      if (packed && is_inline(fi.size, budget)) continue;
-      k += post_frame_recvs(ops, k, into.frames[i].bytes(), fi.size);
-    }
+    if (plan.frame_messages == 0) co_return;
+    OpBatch ops(plan.frame_messages);
+    size_t k = post_separate(ops, 0, into.frames, places, false);
     guard.reset();  // this message's receives are posted: the next read may post its own
     for (size_t i = 0; i < k; ++i)
       while (!co_await engine_->wait(ops[i], token)) {

@@ -11,11 +11,13 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "comm/comm.hpp"
 #include "comm/frame_header.hpp"
+#include "mpi/mpi_channel.hpp"
 #include "mpi/mpi_context.hpp"
 #include "mpi/mpi_engine.hpp"
 #include "mpi/mpi_wire.hpp"
@@ -23,7 +25,7 @@
 
 namespace commbench::mpi {
 
-class MpiComm final : public Comm {
+class MpiComm final : public Comm, private ChannelOwner {
  public:
   MpiComm(std::shared_ptr<Engine> engine, std::shared_ptr<Channel> ch, const WireOptions& wire,
           std::string local, std::string peer);
@@ -37,11 +39,6 @@ class MpiComm final : public Comm {
   std::string local_address() const override { return local_; }
   std::string peer_address() const override { return peer_; }
 
-  // The peer's close notice arrived (called by the context).
-  void on_peer_closed() noexcept;
-  // A receive completed after the peer closed: fail reads that can never be matched.
-  void fail_unmatchable_reads() noexcept;
-
  private:
   struct Staging {
     std::unique_ptr<std::byte[]> data;
@@ -49,18 +46,21 @@ class MpiComm final : public Comm {
   };
   Staging acquire(size_t bytes);
   void release(Staging s) noexcept;
+  // ChannelOwner: the peer closed (its notice, or a receive after it): fail reads that
+  // can never be matched.
+  void fail_unmatchable_reads() noexcept override;
   void check_writable() const;
   void check_readable() const;
   // bare: the message is one frame without header (lanes only, see mpi_wire.hpp).
   void post_send(Op& op, const void* p, size_t bytes, bool bare = false);
   void post_recv(Op& op, void* p, size_t bytes);
-  // Posts a frame of `bytes` as chunk messages into ops [first, first + chunks).
-  size_t post_frame_sends(OpBatch& ops, size_t first, const std::byte* p, size_t bytes);
-  size_t post_frame_recvs(OpBatch& ops, size_t first, std::byte* p, size_t bytes);
-  Task<void> await_all(OpBatch& ops, size_t n, CancelToken token);
-  Task<void> await_one(Op& op, CancelToken token);
-  bool is_inline(size_t frame_bytes, size_t& budget) const noexcept;
-  bool goes_bare(const Message& msg) const noexcept;
+  // Posts, chunk by chunk into ops from `k` on, every frame its place sends on its own:
+  // sends from the frames, or receives into them. Returns the next free op.
+  size_t post_separate(OpBatch& ops, size_t k, std::span<const Buffer> frames,
+                       std::span<const FramePlace> places, bool send);
+  // The places of `frames` frames in `scratch`, grown (never shrunk) to fit: no allocation
+  // per message once a comm has seen its largest frame count.
+  static std::span<FramePlace> places_for(std::vector<FramePlace>& scratch, size_t frames);
   // A bare message of `got` bytes in in_: in_'s block becomes the message's frame.
   void read_bare(Message& into, size_t got);
   void finish_local(bool cancel_sends) noexcept;
@@ -77,6 +77,10 @@ class MpiComm final : public Comm {
   Storage in_;  // first receive of every read (serialized by read_lock_); see read_bare
   const size_t in_capacity_;  // the largest header, plus the inline budget when packed
   std::vector<FrameInfo> frames_in_;
+  // Frame places of the message being written (used only before the write's first
+  // suspension, so concurrent writes never share them) and read (under read_lock_).
+  std::vector<FramePlace> write_places_;
+  std::vector<FramePlace> read_places_;
 };
 
 }  // namespace commbench::mpi

@@ -3,17 +3,11 @@
 #include <sys/prctl.h>
 
 #include "comm/errors.hpp"
-#include "mpi/mpi_comm.hpp"
+#include "mpi/mpi_channel.hpp"
 #include "mpi/mpi_context.hpp"
+#include "mpi/mpi_wire.hpp"
 
 namespace commbench::mpi {
-
-void throw_mpi_error(int code, const char* what) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int len = 0;
-  MPI_Error_string(code, text, &len);
-  throw CommClosedError(std::string("mpi ") + what + " failed: " + std::string(text, len));
-}
 
 // --- Op --------------------------------------------------------------------------------
 
@@ -21,11 +15,9 @@ void Op::completed() noexcept {
   req = MPI_REQUEST_NULL;
   error = status.MPI_ERROR;
   unlink();
-  if (recv_channel) {
-    ++recv_channel->received;
-    // The last message the peer announced: any read still posted can never match.
-    if (recv_channel->peer_closed && recv_channel->owner) recv_channel->owner->fail_unmatchable_reads();
-  }
+  // After the peer's close, the last message it announced leaves every read still posted
+  // unmatchable (Channel::count_received).
+  if (recv_channel) recv_channel->count_received();
 }
 
 Op::~Op() {

@@ -104,7 +104,4 @@ class Engine final : public Poller {
   unsigned last_completion_tick_ = 0;  // tick_ when a request last completed
 };
 
-// Throws CommClosedError naming the MPI error of a failed request.
-[[noreturn]] void throw_mpi_error(int code, const char* what);
-
 }  // namespace commbench::mpi

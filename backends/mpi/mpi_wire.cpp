@@ -4,6 +4,8 @@
 #include <climits>
 #include <stdexcept>
 
+#include "comm/errors.hpp"
+
 namespace commbench::mpi {
 
 const char* to_string(WireShape w) noexcept {
@@ -20,10 +22,14 @@ size_t parse_bytes(const std::string& s) {
   }
   std::string unit = s.substr(pos);
   unsigned long long mult = 1;
-  if (unit == "K" || unit == "k" || unit == "KiB") mult = 1ull << 10;
-  else if (unit == "M" || unit == "m" || unit == "MiB") mult = 1ull << 20;
-  else if (unit == "G" || unit == "g" || unit == "GiB") mult = 1ull << 30;
-  else if (!unit.empty()) throw std::invalid_argument("bad size '" + s + "' (e.g. 4096, 4K, 1M, 1G)");
+  if (unit == "K" || unit == "k" || unit == "KiB")
+    mult = 1ull << 10;
+  else if (unit == "M" || unit == "m" || unit == "MiB")
+    mult = 1ull << 20;
+  else if (unit == "G" || unit == "g" || unit == "GiB")
+    mult = 1ull << 30;
+  else if (!unit.empty())
+    throw std::invalid_argument("bad size '" + s + "' (e.g. 4096, 4K, 1M, 1G)");
   return static_cast<size_t>(v * mult);
 }
 
@@ -69,8 +75,9 @@ WireOptions parse_wire_options(const BackendOptions& o) {
   if (const auto* v = get(kChunkKey)) {
     w.chunk = parse_bytes(*v);
     if (w.chunk == 0 && !kLargeCount)
-      throw std::invalid_argument("mpi chunk=0 (never split) needs MPI-4 large counts; this MPI "
-                                  "has none, use at most 1G");
+      throw std::invalid_argument(
+          "mpi chunk=0 (never split) needs MPI-4 large counts; this MPI "
+          "has none, use at most 1G");
     if (!kLargeCount && w.chunk > static_cast<size_t>(INT_MAX))
       throw std::invalid_argument("mpi chunk must be < 2G without MPI-4 large counts");
   }
@@ -122,6 +129,13 @@ size_t received_bytes(const MPI_Status& st) {
   MPI_Get_count(&st, MPI_BYTE, &n);
 #endif
   return n < 0 ? 0 : static_cast<size_t>(n);
+}
+
+void throw_mpi_error(int code, const char* what) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  throw CommClosedError(std::string("mpi ") + what + " failed: " + std::string(text, len));
 }
 
 }  // namespace commbench::mpi

@@ -5,7 +5,7 @@
 //   by every frame that still fits in `eager` bytes, in order; frames that do not fit
 //   follow as their own MPI messages (split into `chunk`-sized pieces). A small message
 //   is therefore ONE matched transfer. The receiver decides which frames were inline by
-//   the same rule from the sizes in the header.
+//   the same rule (plan_message) from the sizes in the header.
 //   bare (packed, on a lane; mpi_context.hpp): a message of one host frame within the
 //   inline budget goes as the frame's bytes alone, tagged kLaneTagBare, straight from
 //   the caller's buffer. Without a header a 1–8 B message stays in Open MPI's
@@ -22,11 +22,13 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "comm/backend_catalog.hpp"
 #include "comm/comm.hpp"
+#include "comm/frame_header.hpp"
 
 namespace commbench::mpi {
 
@@ -73,10 +75,95 @@ inline size_t chunks_for(size_t bytes, size_t chunk) noexcept {
   return (bytes + chunk - 1) / chunk;
 }
 
+// Calls piece(offset, bytes) for each of the chunks_for(bytes, chunk) MPI messages of a
+// frame sent on its own, in order. One definition for sender and receiver: both must cut
+// a frame at the same offsets, or a receive would be posted for the wrong size.
+template <class Piece>
+void for_each_chunk(size_t bytes, size_t chunk, Piece&& piece) {
+  const size_t n = chunks_for(bytes, chunk);
+  if (n == 1) {
+    piece(size_t{0}, bytes);
+    return;
+  }
+  for (size_t off = 0; off < bytes; off += chunk)
+    piece(off, bytes - off < chunk ? bytes - off : chunk);
+}
+
+// --- the plan of one message ---------------------------------------------------------------
+// Sender and receiver must agree on how a message is laid out, so both derive it from
+// the frame sizes by this one rule (plan_message), computed once per message; write and
+// read only execute the plan.
+
+enum class Layout {
+  bare,       // one MPI message: the single frame's bytes, no header (lanes only)
+  packed,     // header + the inline frames in one MPI message, then the other frames
+  per_frame,  // fixed header, then the descriptors, then every frame
+};
+
+// Where one frame travels.
+struct FramePlace {
+  size_t offset = 0;  // inline: where its bytes start in the first MPI message
+  size_t pieces = 0;  // separate: the MPI messages (chunks) it takes; 0 = inline
+  bool is_inline() const noexcept { return pieces == 0; }
+};
+
+struct MessagePlan {
+  Layout layout = Layout::packed;
+  size_t header_bytes = 0;    // the frame header (0 when bare)
+  size_t inline_bytes = 0;    // frame bytes inside the first MPI message
+  size_t frame_messages = 0;  // MPI messages of the frames that travel on their own
+
+  // Bytes of the first MPI message (a packed message's whole header part; per-frame: the
+  // fixed header alone, the descriptors follow as the second message).
+  size_t first_bytes() const noexcept {
+    return layout == Layout::per_frame ? kFixedHeaderBytes : header_bytes + inline_bytes;
+  }
+  // Messages before the separate frames: per-frame sends the descriptors on their own.
+  size_t lead_messages() const noexcept { return layout == Layout::per_frame ? 2 : 1; }
+  size_t messages() const noexcept { return lead_messages() + frame_messages; }
+};
+
+// The plan of a message of `frames` (anything with .size and .kind: Buffer, FrameInfo)
+// under `wire`; places[i] receives frame i's place (places holds at least frames.size()).
+// may_go_bare: the sender's route is a lane (the receiver passes false: the tag told it
+// whether the message is bare). Packed inlines, in order, every frame that still fits in
+// the `eager` budget left by the frames inlined before it (so a 0-byte frame always does);
+// per-frame inlines nothing.
+template <class Frame>
+MessagePlan plan_message(std::span<const Frame> frames, const WireOptions& wire, bool may_go_bare,
+                         std::span<FramePlace> places) noexcept {
+  MessagePlan plan;
+  const bool packed = wire.shape == WireShape::packed;
+  if (packed && may_go_bare && frames.size() == 1 && frames[0].kind == MemoryKind::host &&
+      frames[0].size <= wire.eager) {
+    plan.layout = Layout::bare;
+    plan.inline_bytes = frames[0].size;
+    places[0] = FramePlace{};
+    return plan;
+  }
+  plan.layout = packed ? Layout::packed : Layout::per_frame;
+  plan.header_bytes = header_bytes(frames.size());
+  size_t budget = packed ? wire.eager : 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const size_t size = frames[i].size;
+    if (packed && size <= budget) {
+      budget -= size;
+      places[i] = FramePlace{plan.header_bytes + plan.inline_bytes, 0};
+      plan.inline_bytes += size;
+    } else {
+      places[i] = FramePlace{0, chunks_for(size, wire.chunk)};
+      plan.frame_messages += places[i].pieces;
+    }
+  }
+  return plan;
+}
+
 // One chunk. `bytes` <= chunk (and <= INT_MAX without large counts).
 int isend_bytes(const void* p, size_t bytes, int dest, int tag, MPI_Comm c, MPI_Request* r);
 int irecv_bytes(void* p, size_t bytes, int src, int tag, MPI_Comm c, MPI_Request* r);
 // Bytes received by a completed receive.
 size_t received_bytes(const MPI_Status& st);
+// Throws CommClosedError naming the MPI error of a failed call or request.
+[[noreturn]] void throw_mpi_error(int code, const char* what);
 
 }  // namespace commbench::mpi

@@ -4,7 +4,7 @@
 // Comm_create, which is collective over the whole parent for every one of the n(n-1)/2
 // pairs. MPI_Comm_create_group is collective over the pair only, so each rank makes n-1
 // calls instead of n(n-1)/2. `world` makes a single duplicate of the parent: connections
-// are then isolated by their tags (allocated per connection, see mpi_context.hpp), which
+// are then isolated by their tags (allocated per connection, see mpi_tag_table.hpp), which
 // is all the pair communicators add once tags are per connection. All three are measured
 // by microbench/mpi_pair_setup.
 #pragma once

@@ -1,0 +1,55 @@
+#include "mpi/mpi_tag_table.hpp"
+
+#include <string>
+
+#include "comm/errors.hpp"
+
+namespace commbench::mpi {
+
+int TagTable::alloc() {
+  int tag;
+  if (!free_.empty()) {
+    tag = free_.back();
+    free_.pop_back();
+  } else {
+    if (next_ > limit_)
+      throw CommError("mpi backend: out of tags (" + std::to_string(limit_) +
+                      " connections open at once)");
+    tag = next_++;
+    ++stats_.tags_allocated;
+  }
+  ++stats_.tags_live;
+  return tag;
+}
+
+void TagTable::leak(int) {
+  --stats_.tags_live;
+}
+
+void TagTable::free(int tag) {
+  free_.push_back(tag);
+  --stats_.tags_live;
+}
+
+int LaneTable::alloc(int peer) {
+  uint32_t& taken = taken_[static_cast<size_t>(peer)];
+  for (int l = 0; l < lanes_; ++l)
+    if (!(taken & (1u << l))) {
+      taken |= 1u << l;
+      ++stats_.lanes_live;
+      return l;
+    }
+  return -1;
+}
+
+void LaneTable::leak(int lane) {
+  if (lane >= 0) --stats_.lanes_live;
+}
+
+void LaneTable::free(int peer, int lane) {
+  if (lane < 0) return;
+  taken_[static_cast<size_t>(peer)] &= ~(1u << lane);
+  --stats_.lanes_live;
+}
+
+}  // namespace commbench::mpi
