@@ -50,12 +50,8 @@ class Event {
         w.loop = &ev.loop_;
         w.event = &ev;
         ev.waiters_.push_back(&w);
-        if (token.can_be_cancelled()) {
-          w.state = token.state();
-          w.reg.owner = &w;
-          w.reg.on_cancel = &Event::on_cancel;
-          token.state()->add(&w.reg);
-        }
+        w.state = token.state();  // null for a token that cannot be cancelled
+        token.watch(w.reg, &Event::on_cancel, &w);
       }
       void await_resume() {
         if (w.cancelled) CancelToken::throw_cancelled(w.timed_out, "wait for event");

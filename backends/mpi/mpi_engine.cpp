@@ -67,18 +67,13 @@ bool Engine::Wait::await_suspend(std::coroutine_handle<> h) {
   op_.handle = h;
   e_.add(op_);
   op_.token = token_;
-  if (token_.can_be_cancelled()) {
-    op_.reg.on_cancel = &Engine::on_cancel;
-    op_.reg.owner = &op_;
-    token_.state()->add(&op_.reg);
-  }
+  token_.watch(op_.reg, &Engine::on_cancel, &op_);
   done_ = true;  // batched resumes only when finished, aborted or cancelled
   return true;
 }
 
 bool Engine::Wait::await_resume() {
-  if (op_.cancelled)
-    CancelToken::throw_cancelled(op_.timed_out, "mpi request");
+  if (op_.cancelled) CancelToken::throw_cancelled(op_.timed_out, "mpi request");
   if (op_.aborted) throw CommClosedError("connection closed while an mpi request was pending");
   if (!done_) return false;
   if (op_.error != MPI_SUCCESS) throw_mpi_error(op_.error, "request");
@@ -173,7 +168,9 @@ void Engine::abandon(Op& op, bool resume) noexcept {
   if (suspended && resume) loop_.schedule(op.handle);
 }
 
-bool Engine::has_work() const noexcept { return !reqs_.empty() || ctx_->has_work(); }
+bool Engine::has_work() const noexcept {
+  return !reqs_.empty() || ctx_->has_work();
+}
 
 bool Engine::test_set() {
   int n = static_cast<int>(reqs_.size());

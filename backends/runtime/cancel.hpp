@@ -47,8 +47,10 @@ class CancelState {
     head_ = r;
   }
   void remove(CancelRegistration* r) noexcept {
-    if (r->prev) r->prev->next = r->next;
-    else if (head_ == r) head_ = r->next;
+    if (r->prev)
+      r->prev->next = r->next;
+    else if (head_ == r)
+      head_ = r->next;
     if (r->next) r->next->prev = r->prev;
     r->prev = r->next = nullptr;
   }
@@ -77,6 +79,17 @@ class CancelToken {
   bool can_be_cancelled() const noexcept { return state_ != nullptr; }
   bool cancelled() const noexcept { return state_ && state_->cancelled(); }
   CancelState* state() const noexcept { return state_; }
+
+  // Calls on_cancel(&reg) if this token is cancelled while `reg` is registered (nothing for
+  // a token that cannot be). The wait owns `reg`, `owner` is its context; a wait that ends
+  // first removes `reg` from state().
+  void watch(CancelRegistration& reg, void (*on_cancel)(CancelRegistration*),
+             void* owner) const noexcept {
+    if (!state_) return;
+    reg.on_cancel = on_cancel;
+    reg.owner = owner;
+    state_->add(&reg);
+  }
 
   // Throws the error that matches why the token was cancelled.
   [[noreturn]] void throw_cancelled(const std::string& what) const {

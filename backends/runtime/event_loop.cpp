@@ -130,11 +130,7 @@ void FdWait::await_suspend(std::coroutine_handle<> h) {
   if (place) throw std::logic_error("two coroutines wait on the same fd direction");
   place = this;
   ++loop_.fd_waiters_;
-  if (token_.can_be_cancelled()) {
-    reg_.on_cancel = &FdWait::cancel_cb;
-    reg_.owner = this;
-    token_.state()->add(&reg_);
-  }
+  token_.watch(reg_, &FdWait::cancel_cb, this);
 }
 
 void FdWait::cancel_cb(CancelRegistration* r) {
@@ -163,11 +159,7 @@ void SleepUntil::await_suspend(std::coroutine_handle<> h) {
   timer_.fire = &SleepUntil::fire_cb;
   timer_.owner = this;
   loop_.add_timer(&timer_, deadline_ns_);
-  if (token_.can_be_cancelled()) {
-    reg_.on_cancel = &SleepUntil::cancel_cb;
-    reg_.owner = this;
-    token_.state()->add(&reg_);
-  }
+  token_.watch(reg_, &SleepUntil::cancel_cb, this);
 }
 
 void SleepUntil::fire_cb(TimerNode* n) {
