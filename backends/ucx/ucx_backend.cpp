@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "comm/address.hpp"
+#include "comm/connect_retry.hpp"
 #include "comm/errors.hpp"
 #include "gpu/cuda_support.hpp"
 #include "runtime/spawn.hpp"
@@ -199,56 +200,43 @@ class UcxConnector final : public Connector {
     HostPort hp = parse_ucx(address);
     socklen_t len = 0;
     sockaddr_storage sa = tcp::resolve(hp, len);
-    std::string last_reason = "no attempt finished";
-    try {
-      co_return co_await with_timeout(worker_->loop(), timeout, [&](CancelToken t) {
-        return connect_until_success(address, sa, len, t, last_reason);
-      });
-    } catch (const TimeoutError&) {
-      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
-      throw ConnectError("could not connect to " + address + " within " + std::to_string(ms) +
-                         " ms: " + last_reason);
-    }
+    co_return co_await connect_with_retry(
+        worker_->loop(), address, timeout,
+        [&](CancelToken t, std::string& why) { return attempt(address, sa, len, t, why); });
   }
 
  private:
-  Task<std::unique_ptr<Comm>> connect_until_success(const std::string& address,
-                                                    sockaddr_storage sa, socklen_t len,
-                                                    CancelToken token, std::string& last) {
-    auto backoff = 5ms;
-    for (;;) {
-      auto st = std::make_shared<EndpointState>();
-      st->worker = worker_;
-      st->data_worker = data_;
-      ucp_ep_params_t ep = endpoint_params(st);
-      ep.field_mask |= UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR;
-      ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-      ep.sockaddr.addr = reinterpret_cast<const sockaddr*>(&sa);
-      ep.sockaddr.addrlen = len;
-      ucs_status_t s = ucp_ep_create(worker_->handle(), &ep, &st->ep);
-      if (s == UCS_OK) {
-        uint64_t my_tag = data_->new_tag();
-        try {
-          PeerHello hello =
-              co_await exchange_hello(*worker_, *st, my_tag, "", data_->address(), token);
-          connect_data_endpoint(*data_, *st, hello);
-          std::string local = endpoint_address(st->ep, true, "ucx://?");
-          co_return std::make_unique<UcxComm>(data_, worker_, st, hello.tag, my_tag, local,
-                                              address, limits_);
-        } catch (const OperationCancelled&) {
-          force_close(st);
-          throw;
-        } catch (const CommError& e) {
-          force_close(st);
-          last = e.what();
-        }
-      } else {
-        st->ep = nullptr;
-        last = status_message("ucp_ep_create", s);
-      }
-      co_await worker_->loop().sleep_for(backoff, token);
-      backoff = std::min<std::chrono::milliseconds>(backoff * 2, 500ms);
+  Task<std::unique_ptr<Comm>> attempt(std::string address, sockaddr_storage sa, socklen_t len,
+                                      CancelToken token, std::string& why) {
+    auto st = std::make_shared<EndpointState>();
+    st->worker = worker_;
+    st->data_worker = data_;
+    ucp_ep_params_t ep = endpoint_params(st);
+    ep.field_mask |= UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR;
+    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+    ep.sockaddr.addr = reinterpret_cast<const sockaddr*>(&sa);
+    ep.sockaddr.addrlen = len;
+    ucs_status_t s = ucp_ep_create(worker_->handle(), &ep, &st->ep);
+    if (s != UCS_OK) {
+      st->ep = nullptr;
+      why = status_message("ucp_ep_create", s);
+      co_return nullptr;
     }
+    uint64_t my_tag = data_->new_tag();
+    try {
+      PeerHello hello = co_await exchange_hello(*worker_, *st, my_tag, "", data_->address(), token);
+      connect_data_endpoint(*data_, *st, hello);
+      std::string local = endpoint_address(st->ep, true, "ucx://?");
+      co_return std::make_unique<UcxComm>(data_, worker_, st, hello.tag, my_tag, local, address,
+                                          limits_);
+    } catch (const OperationCancelled&) {
+      force_close(st);
+      throw;
+    } catch (const CommError& e) {
+      force_close(st);
+      why = e.what();
+    }
+    co_return nullptr;
   }
 
   std::shared_ptr<Worker> worker_;  // control
