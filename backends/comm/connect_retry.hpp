@@ -40,7 +40,10 @@ class ConnectBackoff {
 // One attempt. Returns the comm, or nullptr after writing into `why` what went wrong
 // this time (refused, no listener yet, handshake dropped): worth another try. Throws for
 // what retrying cannot fix (a bad address, a peer that is not commbench). Every wait
-// inside takes `token`, which the deadline cancels.
+// inside takes `token`, which the deadline cancels. Callers pass a lambda that captures
+// by reference (what it refers to lives in their frame while they await): GCC 12 destroys
+// a lambda temporary whose captures have destructors twice when it sits in a co_await
+// expression (a double free; seen with a HostPort captured by value).
 using ConnectAttempt =
     std::function<Task<std::unique_ptr<Comm>>(CancelToken token, std::string& why)>;
 

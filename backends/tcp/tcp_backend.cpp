@@ -156,7 +156,7 @@ class TcpConnector final : public Connector {
     HostPort hp = parse_tcp(address);
     co_return co_await connect_with_retry(
         loop_, address, timeout,
-        [this, hp](CancelToken t, std::string& why) { return attempt(hp, t, why); });
+        [&](CancelToken t, std::string& why) { return attempt(hp, t, why); });
   }
 
  private:
