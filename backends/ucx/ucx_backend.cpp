@@ -62,6 +62,7 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
   std::shared_ptr<Worker> worker;  // control worker: the ucp_listener and its endpoints
   std::shared_ptr<Worker> data;
   CommLimits limits;
+  std::string address;  // as asked for; `contact` is what it became (the port bound)
   std::string contact;
   CommHandler handler;
   ucp_listener_h listener = nullptr;
@@ -72,8 +73,9 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
   // ucp_worker_destroy asserts on it: shut() rejects them all before the listener goes.
   std::vector<ucp_conn_request_h> pending;
 
-  ListenState(std::shared_ptr<Worker> control, std::shared_ptr<Worker> d, const CommLimits& l)
-      : worker(std::move(control)), data(std::move(d)), limits(l) {}
+  ListenState(std::shared_ptr<Worker> control, std::shared_ptr<Worker> d, std::string a,
+              const CommLimits& l)
+      : worker(std::move(control)), data(std::move(d)), limits(l), address(std::move(a)) {}
   ~ListenState() { shut(); }
   void shut() noexcept {
     stop.cancel();
@@ -148,15 +150,15 @@ class UcxListener final : public Listener {
  public:
   UcxListener(std::shared_ptr<Worker> control, std::shared_ptr<Worker> data,
               const std::string& address, const CommLimits& limits)
-      : address_(address),
-        state_(std::make_shared<ListenState>(std::move(control), std::move(data), limits)) {}
+      : state_(
+            std::make_shared<ListenState>(std::move(control), std::move(data), address, limits)) {}
   ~UcxListener() override { stop(); }
 
   Task<void> start(CommHandler handler) override {
-    HostPort hp = parse_ucx(address_);
+    auto& ls = *state_;
+    HostPort hp = parse_ucx(ls.address);
     socklen_t len = 0;
     sockaddr_storage sa = tcp::resolve(hp, len);
-    auto& ls = *state_;
     ls.handler = std::move(handler);
     ucp_listener_params_t lp{};
     lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
@@ -168,7 +170,7 @@ class UcxListener final : public Listener {
     if (s != UCS_OK) {
       ls.listener = nullptr;
       std::string why = s == UCS_ERR_BUSY ? "address already in use" : ucs_status_string(s);
-      throw CommError("cannot listen on " + address_ + ": " + why);
+      throw CommError("cannot listen on " + ls.address + ": " + why);
     }
     ucp_listener_attr_t attr{};
     attr.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
@@ -185,7 +187,6 @@ class UcxListener final : public Listener {
   std::string contact_address() const override { return state_->contact; }
 
  private:
-  std::string address_;
   std::shared_ptr<ListenState> state_;
 };
 
