@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "comm/address.hpp"
+#include "comm/connect_retry.hpp"
 #include "comm/errors.hpp"
 #include "mpi/mpi_comm.hpp"
 #include "mpi/mpi_context.hpp"
@@ -110,79 +111,69 @@ class MpiConnector final : public Connector {
       throw ConnectError("could not connect to " + address + ": no rank " +
                          std::to_string(rs.rank) + " (the job has " + std::to_string(ctx.size()) +
                          " ranks)");
-    std::string last = "no answer from rank " + std::to_string(rs.rank);
-    try {
-      co_return co_await with_timeout(engine_->loop(), timeout, [&](CancelToken t) {
-        return connect_until_accepted(address, rs, t, last);
-      });
-    } catch (const TimeoutError&) {
-      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
-      throw ConnectError("could not connect to " + address + " within " + std::to_string(ms) +
-                         " ms: " + last);
-    }
+    co_return co_await connect_with_retry(
+        engine_->loop(), address, timeout,
+        [&](CancelToken t, std::string& why) { return attempt(address, rs, t, why); },
+        "no answer from rank " + std::to_string(rs.rank));
   }
 
  private:
-  Task<std::unique_ptr<Comm>> connect_until_accepted(const std::string& address, RankService rs,
-                                                     CancelToken token, std::string& last) {
+  Task<std::unique_ptr<Comm>> attempt(std::string address, RankService rs, CancelToken token,
+                                      std::string& why) {
     Context& ctx = engine_->context();
-    auto backoff = 1ms;
-    for (;;) {
-      int tag = ctx.alloc_tag();
-      int lane = ctx.alloc_lane(rs.rank);
-      ConnectRequest req;
-      req.service = rs.service;
-      req.reply_tag = tag;
-      req.reply_lane = static_cast<uint16_t>(lane + 1);
-      req.nonce = next_nonce(ctx.rank());
-      auto req_buf = std::make_unique<std::byte[]>(sizeof req);
-      std::memcpy(req_buf.get(), &req, sizeof req);
-      ConnectReply rep;
-      Op rop, sop;
-      rop.engine = sop.engine = engine_.get();
-      MPI_Irecv(&rep, sizeof rep, MPI_BYTE, rs.rank, tag, ctx.control(), &rop.req);
-      MPI_Isend(req_buf.get(), sizeof req, MPI_BYTE, rs.rank, Context::kTagConnect, ctx.control(),
-                &sop.req);
-      bool cancelled = false;
-      try {
-        while (!co_await engine_->wait_batched(sop, token)) {
-        }
-        while (!co_await engine_->wait_batched(rop, token)) {
-        }
-      } catch (const OperationCancelled&) {
-        cancelled = true;
+    int tag = ctx.alloc_tag();
+    int lane = ctx.alloc_lane(rs.rank);
+    ConnectRequest req;
+    req.service = rs.service;
+    req.reply_tag = tag;
+    req.reply_lane = static_cast<uint16_t>(lane + 1);
+    req.nonce = next_nonce(ctx.rank());
+    auto req_buf = std::make_unique<std::byte[]>(sizeof req);
+    std::memcpy(req_buf.get(), &req, sizeof req);
+    ConnectReply rep;
+    Op rop, sop;
+    rop.engine = sop.engine = engine_.get();
+    MPI_Irecv(&rep, sizeof rep, MPI_BYTE, rs.rank, tag, ctx.control(), &rop.req);
+    MPI_Isend(req_buf.get(), sizeof req, MPI_BYTE, rs.rank, Context::kTagConnect, ctx.control(),
+              &sop.req);
+    bool cancelled = false;
+    try {
+      while (!co_await engine_->wait_batched(sop, token)) {
       }
-      if (cancelled) {
-        // A receive cancel is local: waiting for it returns at once. The request send may
-        // still be queued at an unresponsive rank: it keeps its buffer in the graveyard.
-        if (rop.req != MPI_REQUEST_NULL) {
-          MPI_Cancel(&rop.req);
-          MPI_Wait(&rop.req, MPI_STATUS_IGNORE);
-        }
-        if (sop.req != MPI_REQUEST_NULL) {
-          MPI_Cancel(&sop.req);
-          ctx.bury(sop.req, nullptr, std::move(req_buf));
-          sop.req = MPI_REQUEST_NULL;
-        }
-        // The listener may still accept and answer on this tag: never reuse it.
-        ctx.leak_tag(tag);
-        ctx.leak_lane(lane);
-        token.throw_cancelled("connect to " + address);
+      while (!co_await engine_->wait_batched(rop, token)) {
       }
-      if (rep.magic == ConnectReply::kMagic && rep.nonce == req.nonce && rep.status == 0 &&
-          rep.lane >= 0 && rep.lane <= Context::kLanes) {
-        auto ch = ctx.open_channel(rs.rank, tag, rep.tag, lane, rep.lane - 1);
-        co_return std::make_unique<MpiComm>(engine_, std::move(ch), wire_, rank_address(ctx.rank()),
-                                            address);
-      }
-      ctx.free_tag(tag);
-      ctx.free_lane(rs.rank, lane);
-      last = rep.status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
-                                   " of rank " + std::to_string(rs.rank)
-                             : "the listener rejected the handshake";
-      co_await engine_->loop().sleep_for(backoff, token);
-      backoff = std::min<std::chrono::milliseconds>(backoff * 2, 100ms);
+    } catch (const OperationCancelled&) {
+      cancelled = true;
     }
+    if (cancelled) {
+      // A receive cancel is local: waiting for it returns at once. The request send may
+      // still be queued at an unresponsive rank: it keeps its buffer in the graveyard.
+      if (rop.req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&rop.req);
+        MPI_Wait(&rop.req, MPI_STATUS_IGNORE);
+      }
+      if (sop.req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&sop.req);
+        ctx.bury(sop.req, nullptr, std::move(req_buf));
+        sop.req = MPI_REQUEST_NULL;
+      }
+      // The listener may still accept and answer on this tag: never reuse it.
+      ctx.leak_tag(tag);
+      ctx.leak_lane(lane);
+      token.throw_cancelled("connect to " + address);
+    }
+    if (rep.magic == ConnectReply::kMagic && rep.nonce == req.nonce && rep.status == 0 &&
+        rep.lane >= 0 && rep.lane <= Context::kLanes) {
+      auto ch = ctx.open_channel(rs.rank, tag, rep.tag, lane, rep.lane - 1);
+      co_return std::make_unique<MpiComm>(engine_, std::move(ch), wire_, rank_address(ctx.rank()),
+                                          address);
+    }
+    ctx.free_tag(tag);
+    ctx.free_lane(rs.rank, lane);
+    why = rep.status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
+                                " of rank " + std::to_string(rs.rank)
+                          : "the listener rejected the handshake";
+    co_return nullptr;
   }
 
   static uint64_t next_nonce(int rank) {

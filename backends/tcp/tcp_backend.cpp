@@ -3,10 +3,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 
 #include "comm/address.hpp"
+#include "comm/connect_retry.hpp"
 #include "comm/errors.hpp"
 #include "comm/handshake.hpp"
 #include "runtime/spawn.hpp"
@@ -154,61 +154,47 @@ class TcpConnector final : public Connector {
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
                                       std::chrono::nanoseconds timeout) override {
     HostPort hp = parse_tcp(address);
-    std::string last_reason = "no attempt finished";
-    try {
-      co_return co_await with_timeout(loop_, timeout, [&](CancelToken t) {
-        return connect_until_success(hp, t, last_reason);
-      });
-    } catch (const TimeoutError&) {
-      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
-      throw ConnectError("could not connect to " + address + " within " + std::to_string(ms) +
-                         " ms: " + last_reason);
-    }
+    co_return co_await connect_with_retry(
+        loop_, address, timeout,
+        [&](CancelToken t, std::string& why) { return attempt(hp, t, why); });
   }
 
  private:
-  Task<std::unique_ptr<Comm>> connect_until_success(HostPort hp,
-                                                    CancelToken token, std::string& last) {
-    auto backoff = 5ms;
-    for (;;) {
-      socklen_t len = 0;
-      sockaddr_storage sa = resolve(hp, len);
-      FdGuard fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-      if (fd.get() < 0) throw CommError(errno_message("socket", errno));
-      int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), len);
-      int err = rc == 0 ? 0 : errno;
-      if (err == EINPROGRESS) {
-        loop_.watch_fd(fd.get());
-        try {
-          co_await loop_.writable(fd.get(), token);
-        } catch (...) {
-          loop_.unwatch_fd(fd.get());
-          throw;
-        }
+  Task<std::unique_ptr<Comm>> attempt(HostPort hp, CancelToken token, std::string& why) {
+    socklen_t len = 0;
+    sockaddr_storage sa = resolve(hp, len);
+    FdGuard fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0) throw CommError(errno_message("socket", errno));
+    int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), len);
+    int err = rc == 0 ? 0 : errno;
+    if (err == EINPROGRESS) {
+      loop_.watch_fd(fd.get());
+      try {
+        co_await loop_.writable(fd.get(), token);
+      } catch (...) {
         loop_.unwatch_fd(fd.get());
-        socklen_t elen = sizeof err;
-        getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &elen);
+        throw;
       }
-      if (err == 0) {
-        auto comm = std::make_unique<TcpComm>(loop_, fd.release(), limits_);
-        bool shaken = false;
-        try {
-          // The listener's contact address; the socket peer is authoritative.
-          (void)co_await exchange_hello(*comm, comm->local_address(), true, token);
-          shaken = true;
-        } catch (const CommClosedError& e) {
-          // Closed mid-handshake (a listener shedding load or restarting): retry until
-          // the timeout, which then reports this as a ConnectError. A ProtocolError (not
-          // a commbench peer) is not transient and propagates at once.
-          last = std::string("closed during handshake: ") + e.what();
-        }
-        if (shaken) co_return comm;
-      } else {
-        last = errno_message("connect", err);
-      }
-      co_await loop_.sleep_for(backoff, token);
-      backoff = std::min<std::chrono::milliseconds>(backoff * 2, 500ms);
+      loop_.unwatch_fd(fd.get());
+      socklen_t elen = sizeof err;
+      getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &elen);
     }
+    if (err != 0) {
+      why = errno_message("connect", err);
+      co_return nullptr;
+    }
+    auto comm = std::make_unique<TcpComm>(loop_, fd.release(), limits_);
+    try {
+      // The listener's contact address; the socket peer is authoritative.
+      (void)co_await exchange_hello(*comm, comm->local_address(), true, token);
+    } catch (const CommClosedError& e) {
+      // Closed mid-handshake (a listener shedding load or restarting): retry until the
+      // timeout, which then reports this as a ConnectError. A ProtocolError (not a
+      // commbench peer) is not transient and propagates at once.
+      why = std::string("closed during handshake: ") + e.what();
+      comm.reset();
+    }
+    co_return comm;
   }
 
   EventLoop& loop_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "comm/address.hpp"
+#include "comm/connect_retry.hpp"
 #include "comm/errors.hpp"
 #include "gpu/cuda_support.hpp"
 #include "runtime/spawn.hpp"
@@ -61,6 +62,7 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
   std::shared_ptr<Worker> worker;  // control worker: the ucp_listener and its endpoints
   std::shared_ptr<Worker> data;
   CommLimits limits;
+  std::string address;  // as asked for; `contact` is what it became (the port bound)
   std::string contact;
   CommHandler handler;
   ucp_listener_h listener = nullptr;
@@ -71,8 +73,9 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
   // ucp_worker_destroy asserts on it: shut() rejects them all before the listener goes.
   std::vector<ucp_conn_request_h> pending;
 
-  ListenState(std::shared_ptr<Worker> control, std::shared_ptr<Worker> d, const CommLimits& l)
-      : worker(std::move(control)), data(std::move(d)), limits(l) {}
+  ListenState(std::shared_ptr<Worker> control, std::shared_ptr<Worker> d, std::string a,
+              const CommLimits& l)
+      : worker(std::move(control)), data(std::move(d)), limits(l), address(std::move(a)) {}
   ~ListenState() { shut(); }
   void shut() noexcept {
     stop.cancel();
@@ -147,15 +150,15 @@ class UcxListener final : public Listener {
  public:
   UcxListener(std::shared_ptr<Worker> control, std::shared_ptr<Worker> data,
               const std::string& address, const CommLimits& limits)
-      : address_(address),
-        state_(std::make_shared<ListenState>(std::move(control), std::move(data), limits)) {}
+      : state_(
+            std::make_shared<ListenState>(std::move(control), std::move(data), address, limits)) {}
   ~UcxListener() override { stop(); }
 
   Task<void> start(CommHandler handler) override {
-    HostPort hp = parse_ucx(address_);
+    auto& ls = *state_;
+    HostPort hp = parse_ucx(ls.address);
     socklen_t len = 0;
     sockaddr_storage sa = tcp::resolve(hp, len);
-    auto& ls = *state_;
     ls.handler = std::move(handler);
     ucp_listener_params_t lp{};
     lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
@@ -167,7 +170,7 @@ class UcxListener final : public Listener {
     if (s != UCS_OK) {
       ls.listener = nullptr;
       std::string why = s == UCS_ERR_BUSY ? "address already in use" : ucs_status_string(s);
-      throw CommError("cannot listen on " + address_ + ": " + why);
+      throw CommError("cannot listen on " + ls.address + ": " + why);
     }
     ucp_listener_attr_t attr{};
     attr.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
@@ -184,7 +187,6 @@ class UcxListener final : public Listener {
   std::string contact_address() const override { return state_->contact; }
 
  private:
-  std::string address_;
   std::shared_ptr<ListenState> state_;
 };
 
@@ -199,56 +201,43 @@ class UcxConnector final : public Connector {
     HostPort hp = parse_ucx(address);
     socklen_t len = 0;
     sockaddr_storage sa = tcp::resolve(hp, len);
-    std::string last_reason = "no attempt finished";
-    try {
-      co_return co_await with_timeout(worker_->loop(), timeout, [&](CancelToken t) {
-        return connect_until_success(address, sa, len, t, last_reason);
-      });
-    } catch (const TimeoutError&) {
-      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
-      throw ConnectError("could not connect to " + address + " within " + std::to_string(ms) +
-                         " ms: " + last_reason);
-    }
+    co_return co_await connect_with_retry(
+        worker_->loop(), address, timeout,
+        [&](CancelToken t, std::string& why) { return attempt(address, sa, len, t, why); });
   }
 
  private:
-  Task<std::unique_ptr<Comm>> connect_until_success(const std::string& address,
-                                                    sockaddr_storage sa, socklen_t len,
-                                                    CancelToken token, std::string& last) {
-    auto backoff = 5ms;
-    for (;;) {
-      auto st = std::make_shared<EndpointState>();
-      st->worker = worker_;
-      st->data_worker = data_;
-      ucp_ep_params_t ep = endpoint_params(st);
-      ep.field_mask |= UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR;
-      ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-      ep.sockaddr.addr = reinterpret_cast<const sockaddr*>(&sa);
-      ep.sockaddr.addrlen = len;
-      ucs_status_t s = ucp_ep_create(worker_->handle(), &ep, &st->ep);
-      if (s == UCS_OK) {
-        uint64_t my_tag = data_->new_tag();
-        try {
-          PeerHello hello =
-              co_await exchange_hello(*worker_, *st, my_tag, "", data_->address(), token);
-          connect_data_endpoint(*data_, *st, hello);
-          std::string local = endpoint_address(st->ep, true, "ucx://?");
-          co_return std::make_unique<UcxComm>(data_, worker_, st, hello.tag, my_tag, local,
-                                              address, limits_);
-        } catch (const OperationCancelled&) {
-          force_close(st);
-          throw;
-        } catch (const CommError& e) {
-          force_close(st);
-          last = e.what();
-        }
-      } else {
-        st->ep = nullptr;
-        last = status_message("ucp_ep_create", s);
-      }
-      co_await worker_->loop().sleep_for(backoff, token);
-      backoff = std::min<std::chrono::milliseconds>(backoff * 2, 500ms);
+  Task<std::unique_ptr<Comm>> attempt(std::string address, sockaddr_storage sa, socklen_t len,
+                                      CancelToken token, std::string& why) {
+    auto st = std::make_shared<EndpointState>();
+    st->worker = worker_;
+    st->data_worker = data_;
+    ucp_ep_params_t ep = endpoint_params(st);
+    ep.field_mask |= UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR;
+    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+    ep.sockaddr.addr = reinterpret_cast<const sockaddr*>(&sa);
+    ep.sockaddr.addrlen = len;
+    ucs_status_t s = ucp_ep_create(worker_->handle(), &ep, &st->ep);
+    if (s != UCS_OK) {
+      st->ep = nullptr;
+      why = status_message("ucp_ep_create", s);
+      co_return nullptr;
     }
+    uint64_t my_tag = data_->new_tag();
+    try {
+      PeerHello hello = co_await exchange_hello(*worker_, *st, my_tag, "", data_->address(), token);
+      connect_data_endpoint(*data_, *st, hello);
+      std::string local = endpoint_address(st->ep, true, "ucx://?");
+      co_return std::make_unique<UcxComm>(data_, worker_, st, hello.tag, my_tag, local, address,
+                                          limits_);
+    } catch (const OperationCancelled&) {
+      force_close(st);
+      throw;
+    } catch (const CommError& e) {
+      force_close(st);
+      why = e.what();
+    }
+    co_return nullptr;
   }
 
   std::shared_ptr<Worker> worker_;  // control

@@ -124,14 +124,6 @@ ucs_status_t UcxComm::post_send(const void* data, size_t size, Op& op, ucp_tag_t
   return UCS_INPROGRESS;
 }
 
-Task<void> UcxComm::wait_send(Op& op, CancelToken token) {
-  if (op.done) co_return;
-  // Counted so that an abort meanwhile leaves the data endpoint open (force_close).
-  ++ep_->sends_in_flight;
-  co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_send, this});
-  --ep_->sends_in_flight;
-}
-
 bool UcxComm::goes_bare(const Message& msg) const noexcept {
   return msg.frames.size() == 1 && msg.frames[0].kind == MemoryKind::host &&
          msg.frames[0].size <= kMaxPackedFrameBytes;
@@ -156,7 +148,10 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
     const Buffer& f = msg.frames[0];
     ucs_status_t s = post_send(f.data, f.size, op, send_tag_ | kBareTagBit);
     if (s == UCS_INPROGRESS) {
-      co_await wait_send(op, token);
+      ++ep_->sends_in_flight;  // so that an abort meanwhile leaves `data` open (force_close)
+      while (!co_await worker_->wait(op, token, send_hook())) {
+      }
+      --ep_->sends_in_flight;
       s = op.status;
     }
     if (s != UCS_OK) write_failed(s, token);
@@ -215,16 +210,19 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
 
   ucs_status_t status = failure;
   for (size_t i = 0; i < posted; ++i) {
-    co_await wait_send(ops[i], token);
+    if (!ops[i].done) {
+      ++ep_->sends_in_flight;
+      while (!co_await worker_->wait(ops[i], token, send_hook())) {
+      }
+      --ep_->sends_in_flight;
+    }
     if (ops[i].status != UCS_OK && status == UCS_OK) status = ops[i].status;
   }
   if (packet) give_packet(packet);
   if (status != UCS_OK) write_failed(status, token);
 }
 
-Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token,
-                              ucp_tag_t* sender_tag) {
-  Op op;
+bool UcxComm::post_receive(void* data, size_t capacity, Op& op, ucp_tag_t mask) {
   ucp_request_param_t p;
   // NO_IMM_CMPL: UCX 1.13 completes a receive that finds its message already queued
   // without filling recv_info (length 0), so every receive reports through the callback,
@@ -233,7 +231,6 @@ Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token,
       UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   p.cb.recv = &Op::on_tag_recv;
   p.user_data = &op;
-  const ucp_tag_t mask = sender_tag ? ~kBareTagBit : ~ucp_tag_t{0};
   void* r = ucp_tag_recv_nbx(worker_->handle(), data, capacity, recv_tag_, mask, &p);
   if (UCS_PTR_IS_ERR(r)) {
     if (UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED) {
@@ -242,18 +239,20 @@ Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token,
     }
     throw CommClosedError(status_message("ucx receive", UCS_PTR_STATUS(r)));
   }
-  op.request = r;
   if (op.done) {  // it was already here
     ucp_request_free(r);
-  } else {
-    // Nothing more comes from a failed or closed connection: only what is queued counts.
-    if (ep_->failed || closed_) ucp_request_cancel(worker_->handle(), r);
-    ep_->pending_recv = r;
-    co_await worker_->wait(op, token, CancelHook{&UcxComm::cancel_receive, this});
-    ep_->pending_recv = nullptr;
+    return false;
   }
-  if (sender_tag) *sender_tag = op.sender_tag;
-  if (op.status == UCS_OK) co_return op.length;
+  op.request = r;
+  // Nothing more comes from a failed or closed connection: only what is queued counts.
+  if (ep_->failed || closed_) ucp_request_cancel(worker_->handle(), r);
+  ep_->pending_recv = r;
+  return true;
+}
+
+size_t UcxComm::received(Op& op, CancelToken token) {
+  ep_->pending_recv = nullptr;
+  if (op.status == UCS_OK) return op.length;
   if (op.status == UCS_ERR_CANCELED && token.cancelled()) {
     abort();  // part of a message may have been consumed
     token.throw_cancelled("ucx read");
@@ -269,10 +268,14 @@ Task<size_t> UcxComm::receive(void* data, size_t capacity, CancelToken token,
 Task<void> UcxComm::read(Message& into, CancelToken token) {
   auto guard = co_await read_lock_.lock();
   if (closed_ || peer_closed_) closed_error("read");
-  ucp_tag_t tag = 0;
   auto* pk = static_cast<std::byte*>(packet_in_.reserve(kPacketBytes, MemoryKind::host));
-  size_t got = co_await receive(pk, kPacketBytes, token, &tag);
-  if (tag & kBareTagBit) {
+  Op op;
+  if (post_receive(pk, kPacketBytes, op, ~kBareTagBit)) {  // a bare message matches too
+    while (!co_await worker_->wait(op, token, receive_hook())) {
+    }
+  }
+  const size_t got = received(op, token);
+  if (op.sender_tag & kBareTagBit) {
     try {
       unpack_bare_message(packet_in_, got, limits_, into);
     } catch (const ProtocolError&) {
@@ -298,8 +301,13 @@ Task<void> UcxComm::read(Message& into, CancelToken token) {
     } else {
       if (got != kFixedHeaderBytes) throw ProtocolError("ucx: unexpected bytes after header");
       descriptors_in_.resize(desc_bytes);
-      size_t d = co_await receive(descriptors_in_.data(), desc_bytes, token);
-      if (d != desc_bytes) throw ProtocolError("ucx: truncated frame descriptors");
+      Op dop;
+      if (post_receive(descriptors_in_.data(), desc_bytes, dop, ~ucp_tag_t{0})) {
+        while (!co_await worker_->wait(dop, token, receive_hook())) {
+        }
+      }
+      if (received(dop, token) != desc_bytes)
+        throw ProtocolError("ucx: truncated frame descriptors");
       decode_frame_descriptors(descriptors_in_, count, limits_, frames_in_);
     }
   } catch (const ProtocolError&) {
@@ -324,8 +332,12 @@ Task<void> UcxComm::read(Message& into, CancelToken token) {
       if (f.size > 0) std::memcpy(f.data, pk + before, f.size);
       continue;
     }
-    size_t n = co_await receive(f.data, f.size, token);
-    if (n != f.size) {
+    Op fop;
+    if (post_receive(f.data, f.size, fop, ~ucp_tag_t{0})) {
+      while (!co_await worker_->wait(fop, token, receive_hook())) {
+      }
+    }
+    if (received(fop, token) != f.size) {
       abort();
       throw ProtocolError("ucx read from " + peer_ + ": frame shorter than announced");
     }
@@ -337,9 +349,7 @@ Task<void> UcxComm::close() {
   if (ep_->data && !ep_->failed && !peer_closed_) {
     Op op;
     if (post_send(kClosePacket, kClosePacketBytes, op, send_tag_) == UCS_INPROGRESS) {
-      try {
-        co_await worker_->wait(op, {}, {});
-      } catch (...) {
+      while (!co_await worker_->wait(op, {}, {})) {
       }
     }
   }

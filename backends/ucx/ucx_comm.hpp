@@ -46,15 +46,21 @@ class UcxComm final : public Comm {
   std::vector<std::string> transports() const override;  // the data endpoint's lanes
 
  private:
+  // The per-message path awaits Worker::wait directly in write() and read(): no coroutine
+  // of its own per send, receive or wait.
+  //
   // Posts one tag send; on immediate completion op.done is set and nothing is pending.
   ucs_status_t post_send(const void* data, size_t size, Op& op, ucp_tag_t tag);
-  // Receives one tag message of at most `capacity` bytes; returns its length. With
-  // `sender_tag`, a bare message matches too and its tag is stored there.
-  Task<size_t> receive(void* data, size_t capacity, CancelToken token,
-                       ucp_tag_t* sender_tag = nullptr);
+  // Posts one tag receive of at most `capacity` bytes (`mask`: which tag bits must match);
+  // false when the message was already here and `op` is done. Otherwise the caller awaits
+  // worker_->wait(op, token, receive_hook()) and then calls received().
+  bool post_receive(void* data, size_t capacity, Op& op, ucp_tag_t mask);
+  // What a finished receive got: its length, or the error it failed with, thrown.
+  size_t received(Op& op, CancelToken token);
+  CancelHook receive_hook() noexcept { return {&UcxComm::cancel_receive, this}; }
+  CancelHook send_hook() noexcept { return {&UcxComm::cancel_send, this}; }
   bool goes_bare(const Message& msg) const noexcept;
   [[noreturn]] void write_failed(ucs_status_t status, CancelToken token);
-  Task<void> wait_send(Op& op, CancelToken token);
   std::byte* take_packet();
   void give_packet(std::byte* p) { free_packets_.push_back(p); }
   [[noreturn]] void closed_error(const char* op) const;

@@ -52,7 +52,8 @@ Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n,
   if (r == nullptr) co_return;
   if (UCS_PTR_IS_ERR(r)) fail(ep, UCS_PTR_STATUS(r), token);
   op.request = r;
-  co_await w.wait(op, token, CancelHook{&close_endpoint, &ep});
+  while (!co_await w.wait(op, token, CancelHook{&close_endpoint, &ep})) {
+  }
   if (op.status != UCS_OK) fail(ep, op.status, token);
 }
 
@@ -107,7 +108,8 @@ Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
     close_endpoint(&ep, nullptr);  // also ends our send, so its wait below returns
   }
   if (r != nullptr) {
-    co_await w.wait(send, token, CancelHook{&close_endpoint, &ep});
+    while (!co_await w.wait(send, token, CancelHook{&close_endpoint, &ep})) {
+    }
     if (!error && send.status != UCS_OK) {
       close_endpoint(&ep, nullptr);
       fail(ep, send.status, token);

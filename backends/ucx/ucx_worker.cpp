@@ -291,62 +291,53 @@ namespace {
 // (results/quiet-2026-11-22/ab-spin8).
 constexpr int kExtraCooperativeTries = 8;
 
-// Suspends the waiting coroutine until the request's callback resumes it.
-struct Suspend {
-  Op& op;
-  bool await_ready() const noexcept { return op.done; }
-  void await_suspend(std::coroutine_handle<> h) noexcept { op.waiter = h; }
-  void await_resume() const noexcept {}
-};
-
-struct CancelLink {
-  CancelRegistration reg;
-  CancelHook hook;
-  Op* op;
-  bool fired = false;
-  static void on_cancel(CancelRegistration* r) {
-    auto* self = static_cast<CancelLink*>(r->owner);
-    self->fired = true;
-    if (!self->op->done && self->hook.fn) self->hook.fn(self->hook.arg, self->op->request);
-  }
-};
 }  // namespace
 
-Task<void> Worker::wait(Op& op, CancelToken token, CancelHook hook) {
-  op.loop = &loop_;
-  if (policy_ == Progress::cooperative) {
-    bool cancel_asked = false;
-    while (!op.done) {
-      progress();
-      if (op.done) break;
-      if (!cancel_asked && token.cancelled()) {
-        cancel_asked = true;
-        if (hook.fn) hook.fn(hook.arg, op.request);
-        continue;
-      }
-      for (int i = 0; i < kExtraCooperativeTries && !op.done && !loop_.others_ready(); ++i)
-        progress();
-      if (op.done) break;
-      co_await loop_.yield();
-    }
-  } else if (!op.done) {
-    CancelLink link{{}, hook, &op};
-    if (token.can_be_cancelled()) {
-      if (token.cancelled()) {
-        if (hook.fn) hook.fn(hook.arg, op.request);
-      } else {
-        link.reg.on_cancel = &CancelLink::on_cancel;
-        link.reg.owner = &link;
-        token.state()->add(&link.reg);
-      }
-    }
-    ++waiting_;
-    co_await Suspend{op};
-    --waiting_;
-    if (token.can_be_cancelled() && !link.fired) token.state()->remove(&link.reg);
+bool Worker::cooperative_tries(Op& op, CancelToken token, CancelHook hook) {
+  for (;;) {
+    progress();
+    if (op.done) return true;
+    if (op.cancel_asked || !token.cancelled()) break;
+    op.cancel_asked = true;
+    if (hook.fn) hook.fn(hook.arg, op.request);
+    if (op.done) return true;
   }
-  ucp_request_free(op.request);
-  op.request = nullptr;
+  for (int i = 0; i < kExtraCooperativeTries && !op.done && !loop_.others_ready(); ++i) progress();
+  return op.done;
+}
+
+bool Worker::Wait::await_suspend(std::coroutine_handle<> h) {
+  if (w_.policy_ == Progress::cooperative) {
+    w_.loop_.schedule(h);  // a yield; the next await tries again
+    return true;
+  }
+  if (token_.can_be_cancelled()) {
+    if (token_.cancelled()) {
+      if (hook_.fn) hook_.fn(hook_.arg, op_.request);
+      if (op_.done) return false;  // the hook completed it on the spot
+    } else {
+      reg_.on_cancel = &Wait::on_cancel;
+      reg_.owner = this;
+      token_.state()->add(&reg_);
+      registered_ = true;
+    }
+  }
+  op_.loop = &w_.loop_;
+  op_.waiter = h;
+  ++w_.waiting_;
+  suspended_ = true;
+  return true;
+}
+
+void Worker::Wait::resumed() noexcept {
+  --w_.waiting_;
+  if (registered_) token_.state()->remove(&reg_);
+}
+
+void Worker::Wait::on_cancel(CancelRegistration* r) {
+  auto* self = static_cast<Wait*>(r->owner);
+  self->registered_ = false;  // the state unlinked it before calling
+  if (!self->op_.done && self->hook_.fn) self->hook_.fn(self->hook_.arg, self->op_.request);
 }
 
 }  // namespace commbench::ucx

@@ -28,7 +28,6 @@
 #include "runtime/cancel.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/poller.hpp"
-#include "runtime/task.hpp"
 #include "ucx/ucx_progress.hpp"
 
 namespace commbench::ucx {
@@ -46,6 +45,7 @@ struct Op {
   size_t length = 0;         // bytes received (receives only)
   ucp_tag_t sender_tag = 0;  // the tag it was sent with (receives only)
   bool done = false;
+  bool cancel_asked = false;  // cooperative: the CancelHook ran (once per op)
   std::coroutine_handle<> waiter;
 
   void complete(ucs_status_t s) noexcept {
@@ -133,10 +133,47 @@ class Worker : public std::enable_shared_from_this<Worker> {
   // This worker's address, for the peer's data endpoint.
   const std::vector<std::byte>& address() const noexcept { return address_; }
 
-  // Waits for `op` (whose request UCP returned) under this worker's policy, then frees
-  // the request. When `token` fires, `hook` asks UCP to finish the request early; the
-  // wait still ends only when UCP completes it, so no callback can outlive the frame.
-  Task<void> wait(Op& op, CancelToken token, CancelHook hook);
+  // Awaitable for `op`, whose request UCP returned: a plain object in the awaiting
+  // coroutine's frame, no coroutine of its own. It tests op.done before suspending, so a
+  // request already complete costs no suspension, and once UCP has completed the request
+  // it frees it and the co_await yields true. Under the cooperative policy each await
+  // progresses the worker itself (a few tries) and, should the request still be in flight,
+  // goes to the back of the ready queue once and yields false; so callers loop, as with
+  // MPI's Engine::wait:  while (!co_await worker.wait(op, token, hook)) {}
+  // When `token` fires, `hook` asks UCP to finish the request early; the wait still ends
+  // only when UCP completes it, so no callback can outlive the op. Completion with an
+  // error is op.status, for the caller to judge.
+  class Wait {
+   public:
+    Wait(Worker& w, Op& op, CancelToken token, CancelHook hook) noexcept
+        : w_(w), op_(op), token_(token), hook_(hook) {}
+    bool await_ready() {
+      if (op_.done) return true;
+      return w_.policy_ == Progress::cooperative && w_.cooperative_tries(op_, token_, hook_);
+    }
+    bool await_suspend(std::coroutine_handle<> h);
+    bool await_resume() noexcept {
+      if (suspended_) resumed();
+      if (!op_.done) return false;  // cooperative: try again
+      ucp_request_free(op_.request);
+      op_.request = nullptr;
+      return true;
+    }
+
+   private:
+    static void on_cancel(CancelRegistration* r);
+    void resumed() noexcept;
+    Worker& w_;
+    Op& op_;
+    CancelToken token_;
+    CancelHook hook_;
+    bool suspended_ = false;   // polling/event: counted in waiting_ until resumed
+    bool registered_ = false;  // reg_ is linked into the token's state
+    CancelRegistration reg_;
+  };
+  Wait wait(Op& op, CancelToken token, CancelHook hook) noexcept {
+    return Wait(*this, op, token, hook);
+  }
 
   // Something that needs background progress while nobody waits (a listener, an
   // endpoint being closed) registers for that while it lives.
@@ -151,6 +188,8 @@ class Worker : public std::enable_shared_from_this<Worker> {
 
  private:
   class Engine;
+  // Cooperative: progresses until `op` is done or a few tries found nothing; true if done.
+  bool cooperative_tries(Op& op, CancelToken token, CancelHook hook);
   void housekeeping();
   void discard_unexpected() noexcept;
   bool busy() const noexcept { return waiting_ + users_ + closing_.size() > 0; }
