@@ -12,18 +12,18 @@ IpcRegion IpcExportCache::describe(const void* p) {
   const auto base = reinterpret_cast<uintptr_t>(a->base);
   auto it = by_base_.find(base);
   // A different id at a known base: that allocation was freed and this is a new one.
-  if (it == by_base_.end() || it->second.id != a->id) {
-    Entry e{a->id, ops_.ipc_export(a->base)};
+  if (it == by_base_.end() || it->second.first != a->id) {
+    auto entry = std::make_pair(a->id, ops_.ipc_export(a->base));
     ++exports_;
-    it = by_base_.insert_or_assign(base, e).first;
+    it = by_base_.insert_or_assign(base, entry).first;
   }
-  return IpcRegion{it->second.handle, base, a->size, a->id, reinterpret_cast<uintptr_t>(p) - base};
+  return IpcRegion{it->second.second, base, a->size, a->id, reinterpret_cast<uintptr_t>(p) - base};
 }
 
 void IpcExportCache::prune() {
   for (auto it = by_base_.begin(); it != by_base_.end();) {
     auto a = ops_.find_allocation(reinterpret_cast<const void*>(it->first));
-    bool live = a && reinterpret_cast<uintptr_t>(a->base) == it->first && a->id == it->second.id;
+    bool live = a && reinterpret_cast<uintptr_t>(a->base) == it->first && a->id == it->second.first;
     it = live ? std::next(it) : by_base_.erase(it);
   }
 }

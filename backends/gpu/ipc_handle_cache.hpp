@@ -50,12 +50,9 @@ class IpcExportCache {
   size_t entries() const noexcept { return by_base_.size(); }
 
  private:
-  struct Entry {
-    uint64_t id;
-    IpcHandle handle;
-  };
   DeviceOps& ops_;
-  std::unordered_map<uintptr_t, Entry> by_base_;
+  // By the allocation's base: the allocation's id and its handle.
+  std::unordered_map<uintptr_t, std::pair<uint64_t, IpcHandle>> by_base_;
   size_t exports_ = 0;
 };
 

@@ -25,7 +25,11 @@ struct Fixture : ::testing::Test {
 };
 
 using IpcExport = Fixture;
-using IpcImport = Fixture;
+// A sender's and a receiver's cache over the same simulated device.
+struct IpcImport : Fixture {
+  IpcExportCache out{ops};
+  IpcImportCache in{ops};
+};
 
 }  // namespace
 
@@ -96,32 +100,27 @@ TEST_F(IpcExport, NewAllocationAtAReusedAddressIsExportedAgain) {
 TEST_F(IpcImport, OpensOncePerAllocationAndReadsThePeersBytes) {
   auto* a = static_cast<std::byte*>(dev.allocate(1024));
   for (int i = 0; i < 1024; ++i) a[i] = static_cast<std::byte>(i * 7);
-  IpcExportCache out(ops);
-  {
-    IpcImportCache in(ops);
-    auto* p = static_cast<std::byte*>(in.map(kPeer, out.describe(a + 10), 100));
-    EXPECT_EQ(std::memcmp(p, a + 10, 100), 0);
-    auto* q = static_cast<std::byte*>(in.map(kPeer, out.describe(a + 500), 524));
-    EXPECT_EQ(q, p + 490);  // the same mapping
-    EXPECT_EQ(in.misses(), 1u);
-    EXPECT_EQ(in.hits(), 1u);
-    EXPECT_EQ(ops.ipc_opens(), 1u);
-    // Another peer's allocation at the same base is another mapping.
-    in.map(kPeer + 1, out.describe(a), 1);
-    EXPECT_EQ(in.entries(), 2u);
-    EXPECT_EQ(ops.ipc_mapped(), 2u);
-    in.forget_peer(kPeer);
-    EXPECT_EQ(in.entries(), 1u);
-    EXPECT_EQ(ops.ipc_mapped(), 1u);
-  }
-  EXPECT_EQ(ops.ipc_mapped(), 0u);  // the destructor closes what is left
+  auto* p = static_cast<std::byte*>(in.map(kPeer, out.describe(a + 10), 100));
+  EXPECT_EQ(std::memcmp(p, a + 10, 100), 0);
+  auto* q = static_cast<std::byte*>(in.map(kPeer, out.describe(a + 500), 524));
+  EXPECT_EQ(q, p + 490);  // the same mapping
+  EXPECT_EQ(in.misses(), 1u);
+  EXPECT_EQ(in.hits(), 1u);
+  EXPECT_EQ(ops.ipc_opens(), 1u);
+  // Another peer's allocation at the same base is another mapping.
+  in.map(kPeer + 1, out.describe(a), 1);
+  EXPECT_EQ(in.entries(), 2u);
+  EXPECT_EQ(ops.ipc_mapped(), 2u);
+  in.forget_peer(kPeer);
+  EXPECT_EQ(in.entries(), 1u);
+  EXPECT_EQ(ops.ipc_mapped(), 1u);
+  in.clear();  // what the destructor does
+  EXPECT_EQ(ops.ipc_mapped(), 0u);
   dev.deallocate(a, 1024);
 }
 
 TEST_F(IpcImport, ANewIdAtAKnownBaseReplacesTheDeadMapping) {
   void* a = dev.allocate(256);
-  IpcExportCache out(ops);
-  IpcImportCache in(ops);
   IpcRegion old_region = out.describe(a);
   in.map(kPeer, old_region, 256);
   // The peer freed the buffer; a new one now sits at the same base (another id).
@@ -139,8 +138,6 @@ TEST_F(IpcImport, ANewIdAtAKnownBaseReplacesTheDeadMapping) {
 
 TEST_F(IpcImport, ErrorsLeaveTheCacheConsistent) {
   void* a = dev.allocate(128);
-  IpcExportCache out(ops);
-  IpcImportCache in(ops);
   IpcRegion r = out.describe(a);
   EXPECT_THROW(in.map(kPeer, r, 129), std::invalid_argument);  // beyond the allocation
   r.offset = 200;
