@@ -5,12 +5,22 @@
 // the staging pipeline is tested on machines without a GPU.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "comm/buffer.hpp"
+#include "gpu/allocation_table.hpp"
 
 namespace commbench::gpu {
+
+// An exported device allocation as opaque bytes (a cudaIpcMemHandle_t is 64): what a
+// process sends a peer on the same node so that the peer can map the allocation.
+struct IpcHandle {
+  std::array<std::byte, 64> bytes{};
+};
 
 class DeviceOps {
  public:
@@ -32,6 +42,23 @@ class DeviceOps {
   virtual bool lane_idle(int lane) = 0;
   // Copies and waits (validation and set-up, never in a timed pipeline).
   virtual void copy(void* dst, const void* src, size_t n) = 0;
+
+  // CUDA IPC, whole allocations at a time (gpu/ipc_handle_cache.hpp caches all three).
+  // The defaults describe a device without IPC: nothing is found, the rest throws.
+  // The allocation of device_memory() holding `p`, or nullopt.
+  virtual std::optional<DeviceAllocation> find_allocation(const void*) { return std::nullopt; }
+  // Exports the allocation starting at `base` (cudaIpcGetMemHandle). Throws.
+  virtual IpcHandle ipc_export(void* /*base*/) { throw no_ipc(); }
+  // Maps a peer's exported allocation into this process (cudaIpcOpenMemHandle) and
+  // returns its base here. Throws std::runtime_error, e.g. for a freed allocation.
+  virtual void* ipc_open(const IpcHandle&) { throw no_ipc(); }
+  // Unmaps what ipc_open returned (cudaIpcCloseMemHandle).
+  virtual void ipc_close(void* /*mapped*/) noexcept {}
+
+ private:
+  std::runtime_error no_ipc() const {
+    return std::runtime_error("CUDA IPC is not supported by device " + name());
+  }
 };
 
 }  // namespace commbench::gpu

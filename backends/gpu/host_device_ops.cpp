@@ -7,20 +7,33 @@
 
 namespace commbench::gpu {
 
-// Counts live bytes so tests can check that nothing leaks from a pool.
+// Counts live bytes so tests can check that nothing leaks from a pool, and keeps the
+// allocation table that CUDA IPC needs.
 struct HostDeviceOps::Tracker final : MemoryAllocator {
   size_t live = 0;
+  AllocationTable table;
   void* allocate(size_t bytes) override {
     void* p = std::malloc(bytes == 0 ? 1 : bytes);
     if (!p) throw std::bad_alloc();
     live += bytes;
+    table.add(p, bytes);
     return p;
   }
   void deallocate(void* p, size_t bytes) noexcept override {
     live -= bytes;
+    table.remove(p);
     std::free(p);
   }
 };
+
+namespace {
+// A simulated handle: this tag, then the allocation's base and id.
+constexpr uint64_t kSimulatedHandleTag = 0x6370692d6d6973ULL;  // "sim-ipc"
+struct SimulatedHandle {
+  uint64_t tag, base, id;
+};
+static_assert(sizeof(SimulatedHandle) <= sizeof(IpcHandle::bytes));
+}  // namespace
 
 HostDeviceOps::HostDeviceOps(int polls_per_copy)
     : polls_per_copy_(polls_per_copy < 1 ? 1 : polls_per_copy),
@@ -61,6 +74,40 @@ bool HostDeviceOps::lane_idle(int lane) {
 
 void HostDeviceOps::copy(void* dst, const void* src, size_t n) {
   if (n) std::memcpy(dst, src, n);
+}
+
+std::optional<DeviceAllocation> HostDeviceOps::find_allocation(const void* p) {
+  return device_->table.find(p);
+}
+
+IpcHandle HostDeviceOps::ipc_export(void* base) {
+  auto a = device_->table.find(base);
+  if (!a || a->base != base)
+    throw std::invalid_argument("CUDA IPC (simulated): not the base of a device allocation");
+  SimulatedHandle sh{kSimulatedHandleTag, reinterpret_cast<uintptr_t>(base), a->id};
+  IpcHandle h;
+  std::memcpy(h.bytes.data(), &sh, sizeof sh);
+  ++ipc_exports_;
+  return h;
+}
+
+void* HostDeviceOps::ipc_open(const IpcHandle& h) {
+  SimulatedHandle sh;
+  std::memcpy(&sh, h.bytes.data(), sizeof sh);
+  if (sh.tag != kSimulatedHandleTag)
+    throw std::runtime_error("CUDA IPC (simulated): not a handle of this device");
+  void* base = reinterpret_cast<void*>(sh.base);
+  auto a = device_->table.find(base);
+  // Like cudaIpcOpenMemHandle on memory its owner freed: the handle is dead.
+  if (!a || a->base != base || a->id != sh.id)
+    throw std::runtime_error("CUDA IPC (simulated): the exported allocation was freed");
+  ++ipc_opens_;
+  ++ipc_mapped_;
+  return base;
+}
+
+void HostDeviceOps::ipc_close(void*) noexcept {
+  if (ipc_mapped_ > 0) --ipc_mapped_;
 }
 
 }  // namespace commbench::gpu

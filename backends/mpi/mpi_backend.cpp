@@ -6,6 +6,7 @@
 #include "comm/address.hpp"
 #include "comm/connect_retry.hpp"
 #include "comm/errors.hpp"
+#include "gpu/cuda_support.hpp"
 #include "mpi/mpi_comm.hpp"
 #include "mpi/mpi_context.hpp"
 #include "mpi/mpi_engine.hpp"
@@ -205,6 +206,11 @@ class MpiBackend final : public Backend {
   std::string default_listen_address(const std::string&) const override {
     return rank_address(engine_->context().rank()) + ":0";
   }
+  // A CUDA-aware MPI gets the device pointers themselves: device frames are never
+  // inlined into a packed message nor sent bare (mpi_wire.hpp's plan_message), so no
+  // host memcpy ever touches them. Debian's Open MPI and MPICH say no, and
+  // gpu::choose_path then refuses --gpu-path pass-through.
+  bool accepts_device_memory() const override { return gpu::mpi_reports_cuda_support(); }
 
  private:
   WireOptions wire_;

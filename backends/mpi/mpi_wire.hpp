@@ -128,7 +128,7 @@ struct MessagePlan {
 // may_go_bare: the sender's route is a lane (the receiver passes false: the tag told it
 // whether the message is bare). Packed inlines, in order, every frame that still fits in
 // the `eager` budget left by the frames inlined before it (so a 0-byte frame always does);
-// per-frame inlines nothing.
+// per-frame inlines nothing, and neither layout inlines a device frame.
 template <class Frame>
 MessagePlan plan_message(std::span<const Frame> frames, const WireOptions& wire, bool may_go_bare,
                          std::span<FramePlace> places) noexcept {
@@ -146,7 +146,8 @@ MessagePlan plan_message(std::span<const Frame> frames, const WireOptions& wire,
   size_t budget = packed ? wire.eager : 0;
   for (size_t i = 0; i < frames.size(); ++i) {
     const size_t size = frames[i].size;
-    if (packed && size <= budget) {
+    // Device frames always travel on their own: a CUDA-aware MPI reads them in place.
+    if (packed && frames[i].kind == MemoryKind::host && size <= budget) {
       budget -= size;
       places[i] = FramePlace{plan.header_bytes + plan.inline_bytes, 0};
       plan.inline_bytes += size;

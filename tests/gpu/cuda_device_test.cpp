@@ -9,6 +9,7 @@
 
 #include "comm/registry.hpp"
 #include "gpu/gpu_path.hpp"
+#include "gpu/ipc_handle_cache.hpp"
 #include "gpu/staged_comm.hpp"
 #include "runtime/timeout.hpp"
 #include "runtime/when_all.hpp"
@@ -91,4 +92,29 @@ TEST(CudaDevice, StagedCommMovesDeviceFramesOverTcp) {
     ops->copy(back.data(), in.frames.at(0).data, n);
   }));
   EXPECT_EQ(back, src);
+}
+
+// The CUDA side of gpu/ipc_handle_cache.hpp: allocations are traced back to their base,
+// a handle is exported once per allocation and again for a new one. Opening needs a
+// second process (CUDA refuses its own handles), which the comm path will bring.
+TEST(CudaDevice, ExportsOneIpcHandlePerAllocation) {
+  REQUIRE_DEVICE(ops);
+  MemoryAllocator& dev = ops->device_memory();
+  auto* a = static_cast<std::byte*>(dev.allocate(1 << 20));
+  auto found = ops->find_allocation(a + 4096);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->base, a);
+  EXPECT_EQ(found->size, size_t{1} << 20);
+  IpcExportCache cache(*ops);
+  IpcRegion r0 = cache.describe(a), r1 = cache.describe(a + 4096);
+  EXPECT_EQ(cache.exports(), 1u);
+  EXPECT_EQ(r1.offset, 4096u);
+  EXPECT_EQ(r0.handle.bytes, r1.handle.bytes);
+  dev.deallocate(a, 1 << 20);
+  EXPECT_FALSE(ops->find_allocation(a));
+  void* b = dev.allocate(1 << 20);
+  IpcRegion rb = cache.describe(b);
+  EXPECT_NE(rb.id, r0.id);
+  EXPECT_EQ(cache.exports(), 2u);
+  dev.deallocate(b, 1 << 20);
 }

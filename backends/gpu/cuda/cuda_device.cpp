@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 
@@ -14,6 +15,8 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+// Records its allocations: CUDA IPC exports whole allocations and must tell a reused
+// address from the buffer that was freed there (gpu/allocation_table.hpp).
 class DeviceAllocator final : public MemoryAllocator {
  public:
   void* allocate(size_t bytes) override {
@@ -22,9 +25,17 @@ class DeviceAllocator final : public MemoryAllocator {
       (void)cudaGetLastError();  // clear the sticky-free error state
       throw std::bad_alloc();
     }
+    table_.add(p, bytes);
     return p;
   }
-  void deallocate(void* p, size_t) noexcept override { (void)cudaFree(p); }
+  void deallocate(void* p, size_t) noexcept override {
+    table_.remove(p);
+    (void)cudaFree(p);
+  }
+  const gpu::AllocationTable& table() const noexcept { return table_; }
+
+ private:
+  gpu::AllocationTable table_;
 };
 
 class PinnedAllocator final : public MemoryAllocator {
@@ -76,6 +87,29 @@ class CudaOps final : public gpu::DeviceOps {
   void copy(void* dst, const void* src, size_t n) override {
     check(cudaMemcpy(dst, src, n, cudaMemcpyDefault), "cudaMemcpy");
   }
+
+  // CUDA IPC: compiled everywhere CUDA is, but so far run on no GPU (see
+  // gpu/ipc_handle_cache.hpp for what remains).
+  std::optional<gpu::DeviceAllocation> find_allocation(const void* p) override {
+    return device_alloc_.table().find(p);
+  }
+  gpu::IpcHandle ipc_export(void* base) override {
+    static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(gpu::IpcHandle::bytes));
+    cudaIpcMemHandle_t h;
+    check(cudaIpcGetMemHandle(&h, base), "cudaIpcGetMemHandle");
+    gpu::IpcHandle out;
+    std::memcpy(out.bytes.data(), &h, sizeof h);
+    return out;
+  }
+  void* ipc_open(const gpu::IpcHandle& handle) override {
+    cudaIpcMemHandle_t h;
+    std::memcpy(&h, handle.bytes.data(), sizeof h);
+    void* p = nullptr;
+    // Lazy peer access: on one GPU nothing to enable; across GPUs the driver does it.
+    check(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+    return p;
+  }
+  void ipc_close(void* mapped) noexcept override { (void)cudaIpcCloseMemHandle(mapped); }
 
  private:
   int device_;
