@@ -141,15 +141,18 @@ void FdWait::cancel_cb(CancelRegistration* r) {
     place = nullptr;
     --self->loop_.fd_waiters_;
   }
-  self->cancelled_ = true;
-  self->timed_out_ = self->token_.state()->by_timeout();
-  self->loop_.schedule(self->handle_);
+  self->resume_cancelled(self->loop_);
 }
 
 uint32_t FdWait::await_resume() {
-  if (cancelled_) CancelToken::throw_cancelled(timed_out_, "wait on descriptor");
-  if (!handle_) token_.throw_cancelled("wait on descriptor");  // cancelled before waiting
+  throw_if_cancelled("wait on descriptor");
   return events_;
+}
+
+void CancellableWait::resume_cancelled(EventLoop& loop) {
+  cancelled_ = true;
+  timed_out_ = token_.state()->by_timeout();
+  loop.schedule(handle_);
 }
 
 // --- timers --------------------------------------------------------------------------
@@ -171,14 +174,11 @@ void SleepUntil::fire_cb(TimerNode* n) {
 void SleepUntil::cancel_cb(CancelRegistration* r) {
   auto* self = static_cast<SleepUntil*>(r->owner);
   self->loop_.cancel_timer(&self->timer_);
-  self->cancelled_ = true;
-  self->timed_out_ = self->token_.state()->by_timeout();
-  self->loop_.schedule(self->handle_);
+  self->resume_cancelled(self->loop_);
 }
 
 void SleepUntil::await_resume() {
-  if (cancelled_) CancelToken::throw_cancelled(timed_out_, "sleep");
-  if (!handle_) token_.throw_cancelled("sleep");  // cancelled before waiting
+  throw_if_cancelled("sleep");
 }
 
 bool EventLoop::fire_timers(uint64_t now) {

@@ -51,12 +51,34 @@ struct LoopStats {
 
 class EventLoop;
 
+// What every cancellable wait of the loop keeps: its token and registration, the suspended
+// coroutine, and why it was cancelled, recorded at cancel time (when it resumes, the
+// token's state may be gone).
+class CancellableWait {
+ public:
+  bool await_ready() const noexcept { return token_.cancelled(); }
+
+ protected:
+  explicit CancellableWait(CancelToken token) noexcept : token_(token) {}
+  // From the cancel callback: records why, then resumes the waiter on `loop`.
+  void resume_cancelled(EventLoop& loop);
+  // From await_resume: throws if the wait was cancelled, while or before it waited.
+  void throw_if_cancelled(const char* what) const {
+    if (cancelled_) CancelToken::throw_cancelled(timed_out_, what);
+    if (!handle_) token_.throw_cancelled(what);
+  }
+  CancelToken token_;
+  CancelRegistration reg_;
+  std::coroutine_handle<> handle_;
+  bool cancelled_ = false;
+  bool timed_out_ = false;
+};
+
 // Awaitable: suspends until a watched descriptor is readable or writable (or hung up).
-class FdWait {
+class FdWait : public CancellableWait {
  public:
   FdWait(EventLoop& loop, int fd, bool for_write, CancelToken token) noexcept
-      : loop_(loop), fd_(fd), for_write_(for_write), token_(token) {}
-  bool await_ready() const noexcept { return token_.cancelled(); }
+      : CancellableWait(token), loop_(loop), fd_(fd), for_write_(for_write) {}
   void await_suspend(std::coroutine_handle<> h);
   uint32_t await_resume();  // epoll event bits; throws if cancelled
 
@@ -66,20 +88,14 @@ class FdWait {
   EventLoop& loop_;
   int fd_;
   bool for_write_;
-  bool cancelled_ = false;
-  bool timed_out_ = false;
   uint32_t events_ = 0;
-  CancelToken token_;
-  CancelRegistration reg_;
-  std::coroutine_handle<> handle_;
 };
 
 // Awaitable: resumes after a deadline on the monotonic clock.
-class SleepUntil {
+class SleepUntil : public CancellableWait {
  public:
   SleepUntil(EventLoop& loop, uint64_t deadline_ns, CancelToken token) noexcept
-      : loop_(loop), deadline_ns_(deadline_ns), token_(token) {}
-  bool await_ready() const noexcept { return token_.cancelled(); }
+      : CancellableWait(token), loop_(loop), deadline_ns_(deadline_ns) {}
   void await_suspend(std::coroutine_handle<> h);
   void await_resume();
 
@@ -88,12 +104,7 @@ class SleepUntil {
   static void cancel_cb(CancelRegistration* r);
   EventLoop& loop_;
   uint64_t deadline_ns_;
-  CancelToken token_;
-  bool cancelled_ = false;
-  bool timed_out_ = false;
   TimerNode timer_;
-  CancelRegistration reg_;
-  std::coroutine_handle<> handle_;
 };
 
 class EventLoop {
