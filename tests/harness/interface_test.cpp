@@ -27,37 +27,37 @@ std::string error_of(const InterfaceRequest& r, const std::vector<NetInterface>&
   return "";
 }
 
+// Every field of a choice (the rules decide them together; the sidecar records all four).
+void expect_choice(const InterfaceChoice& c, const std::string& address, const std::string& name,
+                   const std::string& how, const std::string& requested) {
+  EXPECT_EQ(c.address, address);
+  EXPECT_EQ(c.name, name);
+  EXPECT_EQ(c.how, how);
+  EXPECT_EQ(c.requested, requested);
+}
+
 }  // namespace
 
 TEST(Interface, SingleHostListensOnLoopbackOnly) {
-  InterfaceChoice c = choose_interface({}, kHostA, {});
-  EXPECT_EQ(c.address, "127.0.0.1");
-  EXPECT_EQ(c.name, "lo");
-  EXPECT_EQ(c.how, "single host: loopback");
-  EXPECT_EQ(c.requested, "");
+  expect_choice(choose_interface({}, kHostA, {}), "127.0.0.1", "lo", "single host: loopback", "");
 }
 
 TEST(Interface, RequestedNameWinsEvenOnOneHost) {
-  InterfaceChoice c = choose_interface({"eth0", "--interface"}, kHostA, {});
-  EXPECT_EQ(c.address, "10.0.0.1");
-  EXPECT_EQ(c.name, "eth0");
-  EXPECT_EQ(c.how, "--interface");
-  EXPECT_EQ(c.requested, "eth0");
+  expect_choice(choose_interface({"eth0", "--interface"}, kHostA, {}), "10.0.0.1", "eth0",
+                "--interface", "eth0");
   EXPECT_EQ(choose_interface({"eth0", "COMMBENCH_INTERFACE"}, kHostA, {}).how,
             "COMMBENCH_INTERFACE");
 }
 
 TEST(Interface, RequestedAddressNamesItsInterface) {
-  InterfaceChoice c = choose_interface({"10.0.0.1", "--interface"}, kHostA, {});
-  EXPECT_EQ(c.name, "eth0");
-  EXPECT_EQ(c.address, "10.0.0.1");
+  expect_choice(choose_interface({"10.0.0.1", "--interface"}, kHostA, {}), "10.0.0.1", "eth0",
+                "--interface", "10.0.0.1");
 }
 
 TEST(Interface, ForeignAddressIsLeftToTheListener) {
   // Not this host's: the listener's bind reports it ("Cannot assign requested address").
-  InterfaceChoice c = choose_interface({"192.0.2.77", "--interface"}, kHostA, {});
-  EXPECT_EQ(c.address, "192.0.2.77");
-  EXPECT_EQ(c.name, "");
+  expect_choice(choose_interface({"192.0.2.77", "--interface"}, kHostA, {}), "192.0.2.77", "",
+                "--interface", "192.0.2.77");
 }
 
 TEST(Interface, UnknownNameIsOneLineNamingTheKnownOnes) {
