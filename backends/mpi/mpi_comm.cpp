@@ -151,6 +151,8 @@ void MpiComm::read_bare(Message& into, size_t got) {
 
 Task<void> MpiComm::write(const Message& msg, CancelToken token) {
   check_writable();
+  // Shared by concurrent writes: valid only until this write first suspends (another write
+  // may then resize it), which is why every use of `places` precedes the first co_await.
   const std::span<FramePlace> places = places_for(write_places_, msg.frames.size());
   const MessagePlan plan =
       plan_message(std::span<const Buffer>(msg.frames), wire_, ch_->out.on_lane(), places);

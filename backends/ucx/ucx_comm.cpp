@@ -215,6 +215,10 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
       while (!co_await worker_->wait(ops[i], token, send_hook())) {
       }
       --ep_->sends_in_flight;
+    } else if (ops[i].request) {
+      // It finished while an earlier op's wait progressed the worker: no wait frees it.
+      ucp_request_free(ops[i].request);
+      ops[i].request = nullptr;
     }
     if (ops[i].status != UCS_OK && status == UCS_OK) status = ops[i].status;
   }
