@@ -34,8 +34,8 @@ uint64_t parse_u64(const std::string& s, const std::string& what) {
 AppSession::AppSession(int argc, char** argv, const Workload& workload,
                        const std::function<void(CLI::App&)>& add_options,
                        const std::function<void(const AppOptions&)>& resolve)
-    : program_(workload.program), layer_(argc, argv, workload.program) {
-  CLI::App app{workload.description, program_};
+    : layer_(argc, argv, workload.program) {
+  CLI::App app{workload.description, layer_.program()};
   add_selection_options(app, opts_, Family::appbench);
   app.add_option("--layout", opts_.layout,
                  "Roles by rank: compact = scheduler+client on rank 0, workers on ranks >= 1; "
@@ -71,7 +71,7 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
   };
   add_option_rows(app, named, ShowDefault::no);
   add_options(app);
-  layer_.parse(app, {program_, false, workload.sizes, layout_names()}, [&] {
+  layer_.parse(app, {layer_.program(), false, workload.sizes, layout_names()}, [&] {
     resolve_selection(opts_, Family::appbench);
     opts_.inject_delay_ns = parse_inject_delay(opts_.inject_delay);
     if (opts_.runs == 0) throw std::invalid_argument("--runs must be >= 1");
@@ -92,16 +92,16 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
     }
     resolve(opts_);
   });
-  boot_ = &layer_.start(argc, argv, opts_);
-  topo_.ranks = boot_->size();
-  topo_.rank = boot_->rank();
+  layer_.start(argc, argv, opts_);
+  topo_.ranks = boot().size();
+  topo_.rank = boot().rank();
   if (topo_.ranks < min_ranks(topo_.layout))
-    boot_->fail_all("--layout " + opts_.layout + " needs at least " +
+    boot().fail_all("--layout " + opts_.layout + " needs at least " +
                     std::to_string(min_ranks(topo_.layout)) +
                     " ranks (scheduler, client, >= 1 "
                     "worker); got " +
                     std::to_string(topo_.ranks) + ": run it as mpirun -np " +
-                    std::to_string(min_ranks(topo_.layout) + 1) + " " + program_ + " ...");
+                    std::to_string(min_ranks(topo_.layout) + 1) + " " + layer_.program() + " ...");
   install_pooled_host_allocator();
   layer_.agree(loop_, opts_);
   BackendOptions bo = opts_.backend_options;
@@ -109,18 +109,18 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
   try {
     backend_ = registry().create(opts_.backend().name, loop_, bo);
   } catch (const std::exception& e) {
-    boot_->fail_all(e.what());
+    boot().fail_all(e.what());
   }
   if (topo_.is_client() && !opts_.csv.empty()) {
     try {
       csv_ = std::make_unique<CsvWriter>(opts_.csv);
     } catch (const std::exception& e) {
-      boot_->fail_here(e.what());
+      boot().fail_here(e.what());
     }
   }
   if (topo_.is_client() && !opts_.transfer_log.empty()) {
     transfer_log_ = std::fopen(opts_.transfer_log.c_str(), "w");
-    if (!transfer_log_) boot_->fail_here("cannot write " + opts_.transfer_log);
+    if (!transfer_log_) boot().fail_here("cannot write " + opts_.transfer_log);
     std::fprintf(transfer_log_, "run,from_worker,to_worker,key,bytes,start_s,seconds,MBps\n");
   }
 }
@@ -132,7 +132,7 @@ AppSession::~AppSession() {
 void AppSession::require_worker_memory(uint64_t bytes_per_worker, const std::string& what) {
   uint64_t phys = physical_memory_bytes();
   if (phys > 0 && bytes_per_worker > phys)
-    boot_->fail_all(what + " needs about " + std::to_string(bytes_per_worker >> 20) +
+    boot().fail_all(what + " needs about " + std::to_string(bytes_per_worker >> 20) +
                     " MiB per worker; this host has " + std::to_string(phys >> 20) + " MiB");
 }
 
@@ -161,7 +161,7 @@ Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
 void AppSession::print_header() {
   if (!topo_.is_client()) return;
   std::printf("# %s  run %s  mpi %s  backend %s  progress %s  layout %s  ranks %d  workers %d\n",
-              program_.c_str(), layer_.run_id().c_str(), Bootstrap::mpi_flavor().c_str(),
+              layer_.program().c_str(), layer_.run_id().c_str(), Bootstrap::mpi_flavor().c_str(),
               opts_.backend().name.c_str(), backend_->progress().c_str(), to_string(topo_.layout),
               topo_.ranks, topo_.workers());
   if (!description_line.empty()) std::printf("# %s\n", description_line.c_str());
@@ -187,7 +187,7 @@ void AppSession::close_connections() {
     std::fprintf(stderr,
                  "%s: rank %d: %zu tasks still waiting 5 s after every connection was "
                  "closed; tearing down anyway\n",
-                 program_.c_str(), topo_.rank, loop_.live_detached());
+                 layer_.program().c_str(), topo_.rank, loop_.live_detached());
   client_.reset();
   worker_.reset();
   scheduler_.reset();
@@ -199,9 +199,9 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
     listener_ = backend_->make_listener(backend_->default_listen_address(layer_.iface().address));
     loop_.run(listener_->start([this](std::unique_ptr<Comm> c) { return handle(std::move(c)); }));
   } catch (const std::exception& e) {
-    boot_->fail_here(std::string("cannot listen: ") + e.what());
+    boot().fail_here(std::string("cannot listen: ") + e.what());
   }
-  topo_.addresses = boot_->allgather(listener_->contact_address());
+  topo_.addresses = boot().allgather(listener_->contact_address());
   auto timeout = std::chrono::nanoseconds(static_cast<long long>(opts_.connect_timeout_s * 1e9));
   if (topo_.is_scheduler()) scheduler_ = std::make_unique<Scheduler>(loop_, topo_);
   if (topo_.is_worker()) {
@@ -222,7 +222,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
     client_ = std::make_unique<Client>(channels_, topo_, *backend_, timeout);
     print_header();
   }
-  boot_->barrier();  // every listener is up and every role object exists
+  boot().barrier();  // every listener is up and every role object exists
 
   auto role_main = [&]() -> Task<void> {
     if (topo_.is_client()) {
@@ -237,7 +237,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
     loop_.run(role_main());
   } catch (const std::exception& e) {
     // The job cannot go on without this rank: one line, then the launcher stops the rest.
-    boot_->fail_here(e.what());
+    boot().fail_here(e.what());
   }
   listener_->stop();
 
@@ -260,7 +260,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
       transports[opts_.backend().name + ":" + backend_->progress()] = t;
     return transports;
   });
-  boot_->barrier();  // every rank's roles are done: nobody still needs a connection
+  boot().barrier();  // every rank's roles are done: nobody still needs a connection
   close_connections();
   if (topo_.is_client()) {
     if (csv_) csv_->commit(sidecar_text(meta));
@@ -268,7 +268,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
                 total_wrong_);
     std::fflush(stdout);
   }
-  long long wrong = boot_->sum(topo_.is_client() ? static_cast<long long>(total_wrong_) : 0);
+  long long wrong = boot().sum(topo_.is_client() ? static_cast<long long>(total_wrong_) : 0);
   return wrong == 0 ? 0 : 1;
 }
 
@@ -331,7 +331,7 @@ void AppSession::record(const RunRecord& r) {
   std::fflush(stdout);
   if (!csv_) return;
   ResultRow row;
-  row.set("benchmark", program_)
+  row.set("benchmark", layer_.program())
       .set("origin", std::string("suite"))
       .set("backend", opts_.backend().name)
       .set("progress", backend_->progress())

@@ -70,7 +70,7 @@ class AppSession {
   FunctionTable& functions() { return functions_; }
   const AppOptions& options() const { return opts_; }
   const Topology& topology() const { return topo_; }
-  Bootstrap& boot() { return *boot_; }
+  Bootstrap& boot() { return layer_.boot(); }
   EventLoop& loop() { return loop_; }
 
   // The workload fills these before run(): CSV size_bytes, the table's throughput column
@@ -105,9 +105,7 @@ class AppSession {
   void record(const RunRecord& r);
 
   AppOptions opts_;
-  std::string program_;
   RunLayer layer_;  // owns the bootstrap: declared first, so it outlives the roles
-  Bootstrap* boot_ = nullptr;
   EventLoop loop_;
   ChannelSet channels_{loop_};  // declared before the roles: outlives their channels
   Topology topo_;

@@ -16,9 +16,9 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   CLI::App app{description, program};
   add_bench_options(app, opts_, kind);
   layer_.parse(app, bench_program_shape(program), [&] { resolve_bench_options(opts_); });
-  boot_ = &layer_.start(argc, argv, opts_);
-  if (boot_->size() < 2)
-    boot_->fail_all("needs 2 ranks (got " + std::to_string(boot_->size()) +
+  layer_.start(argc, argv, opts_);
+  if (boot().size() < 2)
+    boot().fail_all("needs 2 ranks (got " + std::to_string(boot().size()) +
                     "); run it as: mpirun -np 2 " + program + " ...");
   bool device_memory = parse_memory_kind(opts_.send_memory) != MemoryKind::host ||
                        parse_memory_kind(opts_.recv_memory) != MemoryKind::host;
@@ -26,42 +26,42 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
     // Every rank opens its device; one line for the job when any rank has none.
     std::string why;
     bool have = gpu::device_ops(&why) != nullptr;
-    if (boot_->sum(have ? 0 : 1) > 0)
-      boot_->fail_all("--memory cuda: " + (have ? std::string("a rank has no usable GPU") : why));
+    if (boot().sum(have ? 0 : 1) > 0)
+      boot().fail_all("--memory cuda: " + (have ? std::string("a rank has no usable GPU") : why));
   }
 
   layer_.agree(loop_, opts_);
-  env_ = std::make_unique<DriverEnv>(DriverEnv{*boot_, loop_, opts_, layer_.iface().address});
+  env_ = std::make_unique<DriverEnv>(DriverEnv{boot(), loop_, opts_, layer_.iface().address});
   try {
     for (const auto& spec : opts_.specs) drivers_.push_back(make_driver(spec, *env_));
   } catch (const std::exception& e) {
-    boot_->fail_all(e.what());
+    boot().fail_all(e.what());
   }
   if (device_memory)
     for (const auto& d : drivers_)
       if (d->gpu_path() == "none")
-        boot_->fail_all(d->backend() + " moves host memory only; drop it from --backend " +
+        boot().fail_all(d->backend() + " moves host memory only; drop it from --backend " +
                         "for --memory cuda (raw baselines have no device path)");
   // Only rank 0 writes the CSV, but every rank must learn that it cannot: a rank left
   // alone would wait in the next collective forever.
   std::string csv_error;
-  if (boot_->rank() == 0 && !opts_.csv.empty()) {
+  if (boot().rank() == 0 && !opts_.csv.empty()) {
     try {
       csv_ = std::make_unique<CsvWriter>(opts_.csv);
     } catch (const std::exception& e) {
       csv_error = e.what();
     }
   }
-  if (!boot_->all(csv_error.empty())) boot_->fail_all(csv_error);
+  if (!boot().all(csv_error.empty())) boot().fail_all(csv_error);
   for (auto& d : drivers_) {
     try {
       d->connect();
       d->prepare(opts_.sizes.back());
     } catch (const std::exception& e) {
-      boot_->fail_here(d->backend() + ": " + e.what());
+      boot().fail_here(d->backend() + ": " + e.what());
     }
   }
-  boot_->barrier();
+  boot().barrier();
 }
 
 BenchSession::~BenchSession() = default;
@@ -74,7 +74,7 @@ size_t BenchSession::warmup_for(size_t size) const {
 }
 
 void BenchSession::print_row(const std::vector<std::string>& cells) {
-  if (boot_->rank() != 0) return;
+  if (boot().rank() != 0) return;
   std::string line;
   for (size_t i = 0; i < cells.size(); ++i) {
     size_t w = i < widths_.size() ? widths_[i] : 10;
@@ -93,8 +93,8 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
   for (size_t i = 0; i < columns.size(); ++i)
     widths_.push_back(
         std::max({columns[i].size(), units.size() > i ? units[i].size() : 0, size_t{9}}));
-  if (boot_->rank() == 0) {
-    std::printf("# %s  run %s  mpi %s  reps %zu (backends interleaved)\n", boot_->program().c_str(),
+  if (boot().rank() == 0) {
+    std::printf("# %s  run %s  mpi %s  reps %zu (backends interleaved)\n", boot().program().c_str(),
                 layer_.run_id().c_str(), Bootstrap::mpi_flavor().c_str(), opts_.reps);
     auto hdr = columns;
     hdr[0] = "#" + hdr[0];
@@ -109,7 +109,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
       try {
         warm(*drivers_[d], size);
       } catch (const std::exception& e) {
-        boot_->fail_here(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
+        boot().fail_here(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
       }
     }
     for (size_t r = 0; r < opts_.reps; ++r)
@@ -117,13 +117,13 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
         try {
           rep(*drivers_[d], d, size, r, points[d]);
         } catch (const std::exception& e) {
-          boot_->fail_here(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
+          boot().fail_here(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
         }
       }
     for (size_t d = 0; d < drivers_.size(); ++d) {
-      points[d].wrong = static_cast<size_t>(boot_->sum(static_cast<long long>(points[d].wrong)));
+      points[d].wrong = static_cast<size_t>(boot().sum(static_cast<long long>(points[d].wrong)));
       total_wrong_ += points[d].wrong;
-      if (boot_->rank() != 0) continue;
+      if (boot().rank() != 0) continue;
       Driver& drv = *drivers_[d];
       ResultRow row;
       row.set("origin", std::string("suite"))
@@ -134,7 +134,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
           .set("memory_send", opts_.send_memory)
           .set("memory_recv", opts_.recv_memory)
           .set("gpu_path", drv.gpu_path())
-          .set("ranks", boot_->size())
+          .set("ranks", boot().size())
           .set("size_bytes", size)
           .set("iterations", iters_for(size))
           .set("reps", opts_.reps)
@@ -148,7 +148,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
 }
 
 int BenchSession::finish() {
-  boot_->barrier();
+  boot().barrier();
   Json settings;
   std::vector<std::string> backends;
   for (const auto& d : drivers_) backends.push_back(d->backend() + ":" + d->progress());
@@ -183,8 +183,8 @@ int BenchSession::finish() {
       // closing after a complete run: a peer that already left is not an error
     }
   }
-  boot_->barrier();
-  if (boot_->rank() == 0) {
+  boot().barrier();
+  if (boot().rank() == 0) {
     if (csv_) csv_->commit(sidecar_text(meta));
     if (opts_.validate)
       std::printf("# validation: %s (%zu wrong bytes)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",

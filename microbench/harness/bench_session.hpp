@@ -35,7 +35,7 @@ class BenchSession {
   ~BenchSession();
 
   const BenchOptions& options() const { return opts_; }
-  Bootstrap& boot() { return *boot_; }
+  Bootstrap& boot() { return layer_.boot(); }
   EventLoop& loop() { return loop_; }
   std::vector<std::unique_ptr<Driver>>& drivers() { return drivers_; }
 
@@ -62,7 +62,6 @@ class BenchSession {
  private:
   BenchOptions opts_;
   RunLayer layer_;  // owns the bootstrap: declared first, so it outlives the drivers
-  Bootstrap* boot_ = nullptr;
   EventLoop loop_;
   std::vector<std::unique_ptr<Driver>> drivers_;
   std::unique_ptr<DriverEnv> env_;

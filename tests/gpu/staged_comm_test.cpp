@@ -57,6 +57,7 @@ class StagedCommTest : public LoopFixture {
  protected:
   void SetUp() override {
     old_ = set_allocator(D, &device_alloc_);
+    connect_timeout_ = std::chrono::seconds(5);  // a local tcp connect: 5 s is generous
     use_backend("tcp");
   }
   void TearDown() override {

@@ -24,6 +24,7 @@ using Clock = std::chrono::steady_clock;
 
 class FaultSuite : public BackendSuite {
  protected:
+  FaultSuite() { run_limit_ = std::chrono::seconds(60); }
   void SetUp() override {
     BackendSuite::SetUp();
     plan_ = std::make_shared<FaultPlan>();

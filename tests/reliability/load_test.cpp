@@ -23,7 +23,10 @@ namespace {
 
 class LoadSuite : public BackendSuite {
  protected:
-  LoadSuite() { connect_timeout_ = 20s; }  // 1,000 connects at once take a while
+  LoadSuite() {  // 1,000 connects at once take a while
+    connect_timeout_ = 20s;
+    run_limit_ = 60s;
+  }
   // The descriptor count once the backend has finished what the last closes started: a
   // closed connection's sockets may be released by a later progress call (a UCX endpoint
   // force-closed by the side that read the close packet completes its close there). On a

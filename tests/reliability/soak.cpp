@@ -31,7 +31,8 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
   EventLoop loop;
   auto backend = registry().create(scheme, loop);
   auto listener = backend->make_listener(backend->default_listen_address("127.0.0.1"));
-  loop.run(listener->start(echo_server()));
+  EchoLog echo;  // a protocol error on the echo side fails the soak
+  loop.run(listener->start(echo_server(&echo)));
   std::string addr = listener->contact_address();
   auto connector = backend->make_connector();
   Counts n;
@@ -86,7 +87,11 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
   size_t base = samples[base_i].second, last = samples.back().second, peak = base;
   for (size_t i = base_i; i < samples.size(); ++i) peak = std::max(peak, samples[i].second);
   long growth = static_cast<long>(last) - static_cast<long>(base);
-  bool ok = growth <= static_cast<long>(max_growth_kib) && n.wrong == 0 && settled;
+  bool ok = growth <= static_cast<long>(max_growth_kib) && n.wrong == 0 && settled &&
+            echo.protocol_errors == 0;
+  if (echo.protocol_errors)
+    std::printf("# %s: echo side saw %zu protocol error(s), last: %s\n", scheme.c_str(),
+                echo.protocol_errors, echo.last_why.c_str());
   std::printf(
       "# %s: %zu round trips, %zu connect/close cycles, wrong bytes %zu; RSS %zu KiB "
       "at %.0f s -> %zu KiB at end (peak %zu), growth %ld KiB (limit %zu): %s\n",

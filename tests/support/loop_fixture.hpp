@@ -43,10 +43,14 @@ class LoopFixture : public ::testing::Test {
   // Creates backend_ (progress "" = the scheme's default) and makes it the one under test.
   void use_backend(const std::string& scheme, const std::string& progress = {});
 
-  // Runs `body(token)` on the loop under a deadline.
+  // Runs `body(token)` on the loop under a deadline (run_limit_ unless given).
   template <typename F>
-  void run(F body, std::chrono::seconds limit = std::chrono::seconds(60)) {
+  void run(F body, std::chrono::seconds limit) {
     loop_.run(with_timeout(loop_, limit, [&](CancelToken t) -> Task<void> { co_await body(t); }));
+  }
+  template <typename F>
+  void run(F body) {
+    run(std::move(body), run_limit_);
   }
 
   // A listener of `b` (default: the backend under test) serving `handler`; its address.
@@ -82,6 +86,9 @@ class LoopFixture : public ::testing::Test {
   std::unique_ptr<Backend> backend_;
   Backend* under_test_ = nullptr;  // backend_, or a wrapper around it
   std::chrono::nanoseconds connect_timeout_ = std::chrono::seconds(10);
+  // A hang fails the test after this long. The comm and staged suites keep 30 s; the fault
+  // and load suites, which wait out dead peers and 1,000 connections, set 60 s.
+  std::chrono::seconds run_limit_ = std::chrono::seconds(30);
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::vector<std::string> handler_errors_;
   EchoLog echo_;
