@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app_summary.hpp"
 #include "distributed/client.hpp"
 #include "distributed/functions.hpp"
 #include "distributed/topology.hpp"
@@ -119,6 +120,7 @@ class AppSession {
   std::FILE* transfer_log_ = nullptr;
   unsigned long long total_wrong_ = 0;
   size_t records_ = 0;
+  std::unique_ptr<RunSummary> summary_;  // the client's, made at the first record
 };
 
 }  // namespace commbench::app

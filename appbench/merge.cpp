@@ -11,6 +11,7 @@
 #include "app_session.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
+#include "shuffle_tasks.hpp"
 #include "workloads/merge_kernels.hpp"
 
 using namespace commbench;
@@ -36,23 +37,6 @@ Task<Value> make_other(TaskContext&, const std::vector<const Value*>&,
   auto a = unpack_u64(args);
   co_return merge::generate_other(params_of(a), a.at(3));
 }
-Task<Value> split(TaskContext&, const std::vector<const Value*>& deps,
-                  std::span<const std::byte> args) {
-  auto a = unpack_u64(args);
-  co_return merge::split(*deps.at(0), static_cast<uint32_t>(a.at(0)));
-}
-// Dask's getitem on a split: partition q of a split table, a view sharing its memory.
-Task<Value> piece(TaskContext&, const std::vector<const Value*>& deps,
-                  std::span<const std::byte> args) {
-  auto q = unpack_u64(args).at(0);
-  const Value& s = *deps.at(0);
-  if (2 * q + 1 >= s.parts.size())
-    throw std::runtime_error("merge.piece: no partition " + std::to_string(q));
-  Value v;
-  v.owner = s.owner;
-  v.parts = {s.parts[2 * q], s.parts[2 * q + 1]};
-  co_return v;
-}
 // deps: n build pieces, then n other pieces.
 Task<Value> join(TaskContext&, const std::vector<const Value*>& deps, std::span<const std::byte>) {
   size_t n = deps.size() / 2;
@@ -69,9 +53,6 @@ Task<Value> count(TaskContext&, const std::vector<const Value*>& deps, std::span
 
 std::string key(const std::string& prefix, uint64_t i) {
   return prefix + "-" + std::to_string(i);
-}
-std::string key(const std::string& prefix, uint64_t i, uint64_t j) {
-  return key(prefix, i) + "-" + std::to_string(j);
 }
 
 }  // namespace
@@ -101,8 +82,7 @@ int main(int argc, char** argv) {
       });
   s.functions().add("merge.build", make_build);
   s.functions().add("merge.other", make_other);
-  s.functions().add("merge.split", split);
-  s.functions().add("merge.piece", piece);
+  add_shuffle_functions(s.functions());
   s.functions().add("merge.join", join);
   s.functions().add("merge.count", count);
   merge::Params p{rows, static_cast<uint64_t>(s.topology().workers()), frac};
@@ -146,18 +126,14 @@ int main(int argc, char** argv) {
     auto graph = [&](size_t r) {
       std::string t = "r" + std::to_string(r);
       std::vector<TaskSpec> tasks;
-      for (const char* table : {"build", "other"})
-        for (uint64_t w = 0; w < n; ++w) {
-          std::string sk = key(t + "-split-" + table, w);
-          tasks.push_back({sk, "merge.split", {key(table, w)}, pack_u64({n}), -1});
-          for (uint64_t q = 0; q < n; ++q)
-            tasks.push_back(
-                {key(t + "-piece-" + table, w, q), "merge.piece", {sk}, pack_u64({q}), -1});
-        }
+      for (const char* table : {"build", "other"}) {
+        std::vector<std::string> inputs;
+        for (uint64_t w = 0; w < n; ++w) inputs.push_back(key(table, w));
+        add_hash_shuffle(tasks, t + "-" + table, inputs, n, 2);
+      }
       for (uint64_t q = 0; q < n; ++q) {
-        std::vector<std::string> deps;
-        for (const char* table : {"build", "other"})
-          for (uint64_t w = 0; w < n; ++w) deps.push_back(key(t + "-piece-" + table, w, q));
+        std::vector<std::string> deps = pieces_of(t + "-build", n, q);
+        for (auto& k : pieces_of(t + "-other", n, q)) deps.push_back(std::move(k));
         // Output partition q on worker q (as dask-cuda's explicit-comms merge places it):
         // every join gets its own core instead of two landing on one by a tie.
         tasks.push_back({key(t + "-join", q), "merge.join", deps, {}, static_cast<int32_t>(q)});

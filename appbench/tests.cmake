@@ -1,4 +1,4 @@
-# Integration tests of the application benchmarks: both workloads at small sizes under
+# Integration tests of the application benchmarks: every workload at small sizes under
 # the MPI launcher this build uses, 3 and 4 ranks, both layouts, every backend listed in
 # COMMBENCH_APPBENCH_BACKENDS, each run validated (the benchmark exits non-zero on a wrong
 # checksum or row count); plus failure tests: a worker that dies mid-run must make the
@@ -34,6 +34,11 @@ endfunction()
 # Small but not trivial: N is not a multiple of C (edge blocks), several blocks per worker.
 set(_args_transpose_sum -n 600 -c 160 --runs 2)
 set(_args_merge --chunk-size 30000 --runs 2)
+# groupby: more groups than a worker's rows would hold alone, so partials really overlap.
+set(_args_groupby --chunk-size 30000 --groups 5000 --runs 2)
+set(_args_sort --chunk-size 30000 --samples 64 --runs 2)
+# matmul: 4 x 4 blocks, 64 partial products.
+set(_args_matmul -n 512 -c 128 --runs 2)
 
 foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
   foreach(np 3 4)
@@ -46,6 +51,33 @@ foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
     endforeach()
   endforeach()
 endforeach()
+
+# groupby, sort and matmul: CI runs one backend each at 3 ranks (the compact layout); the
+# full backend x ranks x layout matrix carries the label appbench_full, which the default
+# test presets exclude (run it with: ctest --preset openmpi-full, or mpich-full).
+set(_ci_backend_groupby tcp)
+set(_ci_backend_sort mpi)
+set(_ci_backend_matmul ucx)
+foreach(app groupby sort matmul)
+  foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
+    foreach(np 3 4)
+      foreach(layout compact dask)
+        set(name appbench.${app}.${backend}.np${np}.${layout})
+        _appbench_test(${name} zero "validation: PASSED" 120
+                       ${_launch} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:${app}>
+                       --backend ${backend} --layout ${layout} --timeout 100 ${_args_${app}})
+        if(NOT (backend STREQUAL _ci_backend_${app} AND np EQUAL 3 AND layout STREQUAL "compact"))
+          set_tests_properties(${name} PROPERTIES LABELS appbench_full)
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
+# The summary every app ends with (dask-cuda style): medians with their spread, and the
+# bandwidth of each worker pair.
+_appbench_test(appbench.summary_table zero "summary of 2 timed runs.*\\(0,1\\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+.*\\(1,0\\)" 120
+               ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:sort> --backend tcp --timeout 100
+               ${_args_sort})
 
 # Teardown with readers still suspended: at this size the scheduler's rank usually ends
 # while it is still reading a worker connection that has not hung up yet; before the
@@ -99,6 +131,28 @@ add_test(NAME appbench.bad_inject_delay
          COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
                  "bad --inject-delay '-1' \\(microseconds" $<TARGET_FILE:merge> --inject-delay -1)
 set_tests_properties(appbench.bad_inject_delay PROPERTIES TIMEOUT 60)
+
+# The new workloads' options: zero, negative, beyond memory, a key range too small for the
+# groups, more groups than rows, more samples than rows, a matmul chunk that does not divide
+# the matrix.
+_appbench_bad(groupby_rows_zero 3 groupby "--chunk-size: Value 0 not in range" --chunk-size 0)
+_appbench_bad(groupby_rows_negative 3 groupby "--chunk-size: Value -5 not in range" --chunk-size -5)
+_appbench_bad(groupby_rows_beyond_memory 3 groupby "--chunk-size 100000000000 needs about [0-9]+ MiB per worker" --chunk-size 100000000000)
+_appbench_bad(groupby_groups_zero 3 groupby "--groups: Value 0 not in range" --groups 0)
+_appbench_bad(groupby_groups_negative 3 groupby "--groups: Value -1 not in range" --groups -1)
+_appbench_bad(groupby_key_range_too_small 3 groupby "--key-range \\(100\\) is smaller than --groups \\(1000\\)" --chunk-size 5000 --groups 1000 --key-range 100)
+_appbench_bad(groupby_groups_above_rows 3 groupby "--groups \\(50000\\) exceeds the rows of the table \\(1000 x 2 workers\\)" --chunk-size 1000 --groups 50000)
+_appbench_bad(sort_rows_zero 3 sort "--chunk-size: Value 0 not in range" --chunk-size 0)
+_appbench_bad(sort_rows_beyond_memory 3 sort "--chunk-size 1000000000000 needs about [0-9]+ MiB per worker" --chunk-size 1000000000000)
+_appbench_bad(sort_samples_zero 3 sort "--samples: Value 0 not in range" --samples 0)
+_appbench_bad(sort_samples_negative 3 sort "--samples: Value -3 not in range" --samples -3)
+_appbench_bad(sort_samples_above_rows 3 sort "--samples \\(500\\) exceeds --chunk-size \\(100\\)" --chunk-size 100 --samples 500)
+_appbench_bad(matmul_size_zero 3 matmul "--size: Value 0 not in range" -n 0)
+_appbench_bad(matmul_chunk_zero 3 matmul "--chunk: Value 0 not in range" -c 0)
+_appbench_bad(matmul_chunk_negative 3 matmul "--chunk: Value -8 not in range" -c -8)
+_appbench_bad(matmul_chunk_not_dividing 3 matmul "--chunk \\(300\\) does not divide --size \\(1000\\)" -n 1000 -c 300)
+_appbench_bad(matmul_chunk_above_size 3 matmul "--chunk \\(2048\\) exceeds --size \\(1024\\)" -n 1024 -c 2048)
+_appbench_bad(matmul_size_beyond_memory 3 matmul "--size 1000000 --chunk 1000 needs about [0-9]+ MiB per worker" -n 1000000 -c 1000)
 
 # The event loop's idle options reach every app as they reach the microbenchmarks (one
 # run layer, harness/run_selection.hpp): a loop that blocks as soon as it is idle and

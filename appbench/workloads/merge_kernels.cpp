@@ -78,37 +78,6 @@ Value generate_other(const Params& p, uint64_t chunk) {
   return v;
 }
 
-uint32_t partition_of(int64_t key, uint32_t partitions) {
-  return static_cast<uint32_t>((static_cast<unsigned __int128>(hash_key(key) >> 1) * partitions) >>
-                               63);
-}
-
-Value split(const Value& table, uint32_t partitions) {
-  auto key = table.part<const int64_t>(0);
-  auto payload = table.part<const int64_t>(1);
-  Value scratch = make_value({key.size() * 4});  // pooled: no fresh pages every run
-  uint32_t* dest = scratch.part<uint32_t>(0).data();
-  std::vector<size_t> count(partitions, 0);
-  for (size_t r = 0; r < key.size(); ++r) ++count[dest[r] = partition_of(key[r], partitions)];
-  std::vector<size_t> sizes;
-  for (uint32_t q = 0; q < partitions; ++q) {
-    sizes.push_back(count[q] * 8);
-    sizes.push_back(count[q] * 8);
-  }
-  Value out = make_value(std::span<const size_t>(sizes));
-  std::vector<int64_t*> ok(partitions), op(partitions);
-  for (uint32_t q = 0; q < partitions; ++q) {
-    ok[q] = out.part<int64_t>(2 * q).data();
-    op[q] = out.part<int64_t>(2 * q + 1).data();
-  }
-  for (size_t r = 0; r < key.size(); ++r) {
-    uint32_t q = dest[r];
-    *ok[q]++ = key[r];
-    *op[q]++ = payload[r];
-  }
-  return out;
-}
-
 Value hash_join(const std::vector<const Value*>& build, const std::vector<const Value*>& other) {
   size_t nb = 0, no = 0;
   for (const Value* v : build) nb += v->part<const int64_t>(0).size();

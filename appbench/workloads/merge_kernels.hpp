@@ -1,6 +1,5 @@
 // merge's data and kernels: dask-cuda's local_cudf_merge generator (as BRIEF.md section 1
-// describes it), the hash split of a table into one partition per worker, and a local
-// inner hash join.
+// describes it) and a local inner hash join (the hash split is hash_split.hpp's).
 //
 // Tables are two int64 columns, key and payload, each one Value part. With L rows per
 // chunk, n chunks and fraction f:
@@ -30,10 +29,6 @@ struct Params {
 Value generate_build(const Params& p, uint64_t chunk);
 Value generate_other(const Params& p, uint64_t chunk);
 
-// The partition a key goes to (hash of the key, as Dask's partitioning_index).
-uint32_t partition_of(int64_t key, uint32_t partitions);
-// Splits a table into `partitions` tables: parts 2q and 2q+1 are partition q's columns.
-Value split(const Value& table, uint32_t partitions);
 // Inner join on key of the build pieces with the other pieces (each a 2-column table):
 // the result has three columns (key, build payload, other payload).
 Value hash_join(const std::vector<const Value*>& build, const std::vector<const Value*>& other);

@@ -8,7 +8,8 @@ void fill_block_rows(double* out, const Grid& g, uint64_t bi, uint64_t bj, uint6
                      uint64_t r1) {
   uint64_t cols = g.extent(bj);
   for (uint64_t r = r0; r < r1; ++r)
-    for (uint64_t c = 0; c < cols; ++c) out[r * cols + c] = x_value(g.n, bi * g.c + r, bj * g.c + c);
+    for (uint64_t c = 0; c < cols; ++c)
+      out[r * cols + c] = x_value(g.n, bi * g.c + r, bj * g.c + c);
 }
 
 void transpose_add_rows(double* y, const double* a, const double* b, size_t rows, size_t cols,

@@ -1,0 +1,64 @@
+#include "shuffle_tasks.hpp"
+
+#include <stdexcept>
+
+#include "workloads/hash_split.hpp"
+
+namespace commbench::app {
+
+namespace {
+
+Task<Value> hash_split_task(TaskContext&, const std::vector<const Value*>& deps,
+                            std::span<const std::byte> args) {
+  co_return split(*deps.at(0), static_cast<uint32_t>(unpack_u64(args).at(0)));
+}
+
+// A view of one partition's columns, sharing the split's memory: no copy.
+Task<Value> piece_task(TaskContext&, const std::vector<const Value*>& deps,
+                       std::span<const std::byte> args) {
+  auto a = unpack_u64(args);
+  uint64_t q = a.at(0), cols = a.at(1);
+  const Value& s = *deps.at(0);
+  if (cols == 0 || (q + 1) * cols > s.parts.size())
+    throw std::runtime_error("shuffle.piece: no partition " + std::to_string(q));
+  Value v;
+  v.owner = s.owner;
+  v.parts.assign(s.parts.begin() + static_cast<ptrdiff_t>(q * cols),
+                 s.parts.begin() + static_cast<ptrdiff_t>((q + 1) * cols));
+  co_return v;
+}
+
+}  // namespace
+
+void add_shuffle_functions(FunctionTable& functions) {
+  functions.add("shuffle.hash_split", hash_split_task);
+  functions.add("shuffle.piece", piece_task);
+}
+
+std::string piece_key(const std::string& prefix, uint64_t w, uint64_t q) {
+  return prefix + "-piece-" + std::to_string(w) + "-" + std::to_string(q);
+}
+
+void add_piece_tasks(std::vector<TaskSpec>& tasks, const std::string& prefix,
+                     const std::string& split_key, uint64_t w, uint64_t n, uint64_t columns) {
+  for (uint64_t q = 0; q < n; ++q)
+    tasks.push_back(
+        {piece_key(prefix, w, q), "shuffle.piece", {split_key}, pack_u64({q, columns}), -1});
+}
+
+void add_hash_shuffle(std::vector<TaskSpec>& tasks, const std::string& prefix,
+                      const std::vector<std::string>& inputs, uint64_t n, uint64_t columns) {
+  for (uint64_t w = 0; w < inputs.size(); ++w) {
+    std::string sk = prefix + "-split-" + std::to_string(w);
+    tasks.push_back({sk, "shuffle.hash_split", {inputs[w]}, pack_u64({n}), -1});
+    add_piece_tasks(tasks, prefix, sk, w, n, columns);
+  }
+}
+
+std::vector<std::string> pieces_of(const std::string& prefix, uint64_t inputs, uint64_t q) {
+  std::vector<std::string> keys;
+  for (uint64_t w = 0; w < inputs; ++w) keys.push_back(piece_key(prefix, w, q));
+  return keys;
+}
+
+}  // namespace commbench::app
