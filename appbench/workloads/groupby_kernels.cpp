@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "workloads/hash_buckets.hpp"
 #include "workloads/hash_split.hpp"
-#include "workloads/mix64.hpp"
 
 namespace commbench::app::groupby {
 
@@ -19,45 +19,47 @@ uint64_t term(int64_t key, int64_t sum, int64_t count) {
   return mix64(k ^ mix64(s + mix64(static_cast<uint64_t>(count) + 0x9e3779b97f4a7c15ull)));
 }
 
-// An open-addressing table of (key, sum, count), at most half full; all three side by
-// side so a probe touches one cache line. Keys are never negative, so -1 marks a free slot.
-class SumTable {
- public:
-  explicit SumTable(uint64_t max_keys) {
-    while (cap_ < 2 * max_keys) cap_ <<= 1;
-    scratch_ = make_value({cap_ * sizeof(Slot)});
-    slots_ = scratch_.part<Slot>(0).data();
-    std::fill(slots_, slots_ + cap_, Slot{kFree, 0, 0});
-  }
-  void add(int64_t key, int64_t sum, int64_t count) {
-    uint64_t mask = cap_ - 1;
-    uint64_t i = mix64(static_cast<uint64_t>(key)) & mask;
-    while (slots_[i].key != key && slots_[i].key != kFree) i = (i + 1) & mask;
-    if (slots_[i].key == kFree) {
-      // A full table would probe forever: more keys than the caller's bound is an error.
-      if (++used_ == cap_) throw std::runtime_error("groupby: more distinct keys than groups");
-      slots_[i].key = key;
+// Aggregates rows grouped into hash buckets (hash_buckets.hpp): one small open-addressing
+// table of (key, sum, count) per bucket, in L2, cleared and reused; each bucket's groups
+// go to emit(key, sum, count). Rows are (key, value) when Cols == 2 and (key, sum, count)
+// when Cols == 3. Returns the groups emitted; more than `max_keys` is an error.
+template <size_t Cols, typename Emit>
+uint64_t aggregate_buckets(const RowOf<Cols>* rows, const std::vector<size_t>& at,
+                           uint64_t max_keys, Emit&& emit) {
+  using Slot = RowOf<3>;         // key, sum, count
+  constexpr int64_t kFree = -1;  // keys are never negative
+  size_t largest = 0;
+  for (size_t b = 0; b + 1 < at.size(); ++b) largest = std::max(largest, at[b + 1] - at[b]);
+  size_t cap_max = 16;
+  while (cap_max < 2 * largest) cap_max <<= 1;
+  Value scratch = make_value({cap_max * sizeof(Slot)});  // pooled: warm pages run after run
+  Slot* table = scratch.part<Slot>(0).data();
+  uint64_t groups = 0;
+  for (size_t b = 0; b + 1 < at.size(); ++b) {
+    size_t cap = 16;
+    while (cap < 2 * (at[b + 1] - at[b])) cap <<= 1;
+    size_t mask = cap - 1;
+    std::fill(table, table + cap, Slot{kFree, 0, 0});
+    for (size_t r = at[b]; r < at[b + 1]; ++r) {
+      int64_t key = rows[r][0];
+      size_t i = hash_key(key) & mask;
+      while (table[i][0] != key && table[i][0] != kFree) i = (i + 1) & mask;
+      table[i][0] = key;
+      table[i][1] += rows[r][1];
+      if constexpr (Cols == 3)
+        table[i][2] += rows[r][2];
+      else
+        table[i][2] += 1;
     }
-    slots_[i].sum += sum;
-    slots_[i].count += count;
+    for (size_t i = 0; i < cap; ++i)
+      if (table[i][0] != kFree) {
+        if (++groups > max_keys)
+          throw std::runtime_error("groupby: more distinct keys than groups");
+        emit(table[i][0], table[i][1], table[i][2]);
+      }
   }
-  uint64_t used() const { return used_; }
-  // Calls f(key, sum, count) for every key held.
-  template <typename F>
-  void each(F&& f) const {
-    for (uint64_t i = 0; i < cap_; ++i)
-      if (slots_[i].key != kFree) f(slots_[i].key, slots_[i].sum, slots_[i].count);
-  }
-
- private:
-  struct Slot {
-    int64_t key, sum, count;
-  };
-  static constexpr int64_t kFree = -1;
-  uint64_t cap_ = 16, used_ = 0;
-  Value scratch_;  // pooled: the table's pages are reused run after run
-  Slot* slots_ = nullptr;
-};
+  return groups;
+}
 
 }  // namespace
 
@@ -86,21 +88,23 @@ Value generate(const Params& p, uint64_t chunk) {
 }
 
 Value partial_aggregate(const Value& table, uint64_t max_keys) {
-  auto key = table.part<const int64_t>(0);
-  auto value = table.part<const int64_t>(1);
-  SumTable t(std::min<uint64_t>(key.size(), max_keys));
-  for (size_t r = 0; r < key.size(); ++r) t.add(key[r], value[r], 1);
-  uint64_t n = t.used();
+  uint64_t rows = table.part<const int64_t>(0).size();
+  uint64_t buckets = bucket_count_for(rows);
+  Value scratch = make_value({rows * sizeof(RowOf<2>)});
+  auto* bucketed = scratch.part<RowOf<2>>(0).data();
+  std::vector<size_t> at = scatter_by_bucket<2>({&table}, buckets, bucketed);
+  uint64_t n = std::min(rows, max_keys);
   Value out = make_value({n * 8, n * 8, n * 8});
   int64_t* ok = out.part<int64_t>(0).data();
   int64_t* os = out.part<int64_t>(1).data();
   int64_t* oc = out.part<int64_t>(2).data();
   size_t m = 0;
-  t.each([&](int64_t k, int64_t s, int64_t c) {
+  aggregate_buckets<2>(bucketed, at, max_keys, [&](int64_t k, int64_t s, int64_t c) {
     ok[m] = k;
     os[m] = s;
     oc[m++] = c;
   });
+  for (auto& part : out.parts) part.size = m * 8;  // the allocation stays, the view shrinks
   return out;
 }
 
@@ -110,26 +114,24 @@ Value final_aggregate(const std::vector<const Value*>& pieces, uint64_t max_keys
     if (p->parts.size() != 3) throw std::runtime_error("groupby: a piece needs 3 columns");
     rows += p->part<const int64_t>(0).size();
   }
-  SumTable t(std::min(rows, max_keys));
-  for (const Value* p : pieces) {
-    auto k = p->part<const int64_t>(0);
-    auto s = p->part<const int64_t>(1);
-    auto c = p->part<const int64_t>(2);
-    for (size_t r = 0; r < k.size(); ++r) t.add(k[r], s[r], c[r]);
-  }
-  uint64_t n = t.used();
+  uint64_t buckets = bucket_count_for(rows);
+  Value scratch = make_value({rows * sizeof(RowOf<3>)});
+  auto* bucketed = scratch.part<RowOf<3>>(0).data();
+  std::vector<size_t> at = scatter_by_bucket<3>(pieces, buckets, bucketed);
+  uint64_t n = std::min(rows, max_keys);
   Value out = make_value({n * 8, n * 8, n * 8, n * 8});
   int64_t* ok = out.part<int64_t>(0).data();
   int64_t* os = out.part<int64_t>(1).data();
   int64_t* oc = out.part<int64_t>(2).data();
   double* om = out.part<double>(3).data();
   size_t m = 0;
-  t.each([&](int64_t k, int64_t s, int64_t c) {
+  aggregate_buckets<3>(bucketed, at, max_keys, [&](int64_t k, int64_t s, int64_t c) {
     ok[m] = k;
     os[m] = s;
     oc[m] = c;
     om[m++] = static_cast<double>(s) / static_cast<double>(c);
   });
+  for (auto& part : out.parts) part.size = m * 8;
   return out;
 }
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "workloads/mix64.hpp"
+#include "workloads/hash_buckets.hpp"
 
 namespace commbench::app::merge {
 
@@ -26,10 +26,6 @@ struct Rng {
 
 void shuffle(int64_t* v, uint64_t n, Rng& rng) {
   for (uint64_t i = n; i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
-}
-
-inline uint64_t hash_key(int64_t key) {
-  return mix64(static_cast<uint64_t>(key));
 }
 
 constexpr uint64_t kSeed = 17561648;  // per table and chunk: kSeed + 2 * chunk (+1 for other)
@@ -78,56 +74,19 @@ Value generate_other(const Params& p, uint64_t chunk) {
   return v;
 }
 
-namespace {
-
-struct Row {
-  int64_t key;
-  int64_t payload;
-};
-
-// Which bucket of a radix-partitioned join a key goes to: bits of its hash that neither the
-// shuffle's partition (the top bits) nor a bucket's table index (the low bits) uses.
-constexpr int kBucketShift = 32;
-inline uint32_t bucket_of(uint64_t hash, uint64_t mask) {
-  return static_cast<uint32_t>((hash >> kBucketShift) & mask);
-}
-
-// Copies every row of `tables` (two int64 columns) into `rows`, grouped by bucket; returns
-// the buckets' offsets (buckets + 1 of them). Two passes: count, then scatter.
-std::vector<size_t> scatter_by_bucket(const std::vector<const Value*>& tables, uint64_t buckets,
-                                      Row* rows) {
-  std::vector<size_t> at(buckets + 1, 0);
-  uint64_t mask = buckets - 1;
-  for (const Value* v : tables)
-    for (int64_t k : v->part<const int64_t>(0)) ++at[bucket_of(hash_key(k), mask) + 1];
-  for (uint64_t b = 0; b < buckets; ++b) at[b + 1] += at[b];
-  std::vector<size_t> next(at.begin(), at.end() - 1);
-  for (const Value* v : tables) {
-    auto k = v->part<const int64_t>(0);
-    auto p = v->part<const int64_t>(1);
-    for (size_t r = 0; r < k.size(); ++r)
-      rows[next[bucket_of(hash_key(k[r]), mask)]++] = {k[r], p[r]};
-  }
-  return at;
-}
-
-}  // namespace
-
 Value hash_join(const std::vector<const Value*>& build, const std::vector<const Value*>& other) {
   size_t nb = 0, no = 0;
   for (const Value* v : build) nb += v->part<const int64_t>(0).size();
   for (const Value* v : other) no += v->part<const int64_t>(0).size();
-  // A radix-partitioned hash join: both sides are first grouped into buckets by hash so
-  // each bucket's table (about 4096 build rows, 128 KiB) stays in L2, instead of one
-  // table of 32 MiB whose every insert and probe is a DRAM miss. Measured on merge's
-  // default 1e6 rows per worker: see appbench/README.md.
-  uint64_t buckets = 1;
-  while (buckets < 4096 && nb / buckets > 4096) buckets <<= 1;
+  // Radix-partitioned (hash_buckets.hpp): both sides grouped into buckets by hash, then a
+  // small table per bucket.
+  using Row = RowOf<2>;
+  uint64_t buckets = bucket_count_for(nb);
   Value scratch = make_value({nb * sizeof(Row), no * sizeof(Row)});  // pooled, warm pages
   Row* brows = scratch.part<Row>(0).data();
   Row* orows = scratch.part<Row>(1).data();
-  std::vector<size_t> bat = scatter_by_bucket(build, buckets, brows);
-  std::vector<size_t> oat = scatter_by_bucket(other, buckets, orows);
+  std::vector<size_t> bat = scatter_by_bucket<2>(build, buckets, brows);
+  std::vector<size_t> oat = scatter_by_bucket<2>(other, buckets, orows);
   size_t largest = 0;
   for (uint64_t b = 0; b < buckets; ++b) largest = std::max(largest, bat[b + 1] - bat[b]);
   // Open addressing, linear probing, at most half full; key and payload side by side so a
@@ -148,17 +107,17 @@ Value hash_join(const std::vector<const Value*>& build, const std::vector<const 
     size_t mask = cap - 1;
     std::fill(table, table + cap, Row{kEmpty, 0});
     for (size_t r = bat[b]; r < bat[b + 1]; ++r) {
-      size_t i = hash_key(brows[r].key) & mask;
-      while (table[i].key != kEmpty) i = (i + 1) & mask;
+      size_t i = hash_key(brows[r][0]) & mask;
+      while (table[i][0] != kEmpty) i = (i + 1) & mask;
       table[i] = brows[r];
     }
     for (size_t r = oat[b]; r < oat[b + 1]; ++r) {
-      int64_t key = orows[r].key;
-      for (size_t i = hash_key(key) & mask; table[i].key != kEmpty; i = (i + 1) & mask)
-        if (table[i].key == key) {
+      int64_t key = orows[r][0];
+      for (size_t i = hash_key(key) & mask; table[i][0] != kEmpty; i = (i + 1) & mask)
+        if (table[i][0] == key) {
           ok[m] = key;
-          ob[m] = table[i].payload;
-          oo[m] = orows[r].payload;
+          ob[m] = table[i][1];
+          oo[m] = orows[r][1];
           ++m;
           break;  // build keys are unique
         }

@@ -36,7 +36,8 @@ Value splitters(const std::vector<const Value*>& samples, uint32_t partitions);
 uint32_t range_of(int64_t key, const int64_t* splitters, size_t count);
 // Cuts the table into splitters + 1 ranges: parts 2q, 2q+1 are range q's columns.
 Value range_split(const Value& table, const Value& splitters);
-// The rows of every piece (2 columns each), sorted by key (stable LSD radix sort).
+// The rows of every piece (2 columns each), sorted by key (a bucket pass by key range,
+// then a sort per small bucket).
 Value sort_pieces(const std::vector<const Value*>& pieces);
 
 // What validates a sorted partition.

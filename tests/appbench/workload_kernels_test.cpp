@@ -149,7 +149,7 @@ TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
   EXPECT_EQ(checksum, want.checksum);
 }
 
-TEST(SortKernels, RadixSortAgreesWithStdSortAndTheChecksValidate) {
+TEST(SortKernels, BucketSortAgreesWithStdSortAndTheChecksValidate) {
   std::mt19937_64 rng(7);
   std::vector<int64_t> k(5000), v(5000);
   for (size_t i = 0; i < k.size(); ++i) {
