@@ -1,6 +1,8 @@
 """Unit tests of scripts/plot and its rules (scripts/lib/cbresults/figures.py): PNG + PDF
 per figure, figures/index.json, panels per MPI, the outlier rule and its captions, the
-bi-directional and application figures, skipping figures without data.
+bi-directional and application figures, the scaling figures (workers on x, strong or
+weak scaling, oversubscribed points from the sidecars, and the report's sections on
+them), skipping figures without data.
 Run: python3 -m unittest discover -s scripts/tests"""
 
 import json
@@ -253,7 +255,9 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(files.index("bandwidth_bidirectional.png"),
                          files.index("bandwidth_tcp.png") + 1)
         self.assertLess(files.index("overhead.png"), files.index("transpose_sum.png"))
-        self.assertEqual(files[-1], "merge.png")
+        # the per-workload figures, then the scaling figures in the study's order
+        self.assertEqual(files[files.index("merge.png") + 1:],
+                         ["scaling_transpose_sum.png", "scaling_merge.png"])
 
     def test_extreme_outlier_is_flagged_in_the_caption(self):
         e = self.by_file["latency_small_ucx.png"]
@@ -293,8 +297,9 @@ class PlotTest(unittest.TestCase):
         p = run_plot(["--out", out, path])
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(os.path.join(out, "index.json")) as f:
-            self.assertEqual([e["file"] for e in json.load(f)], ["merge.png"])
-        self.assertEqual(sorted(os.listdir(out)), ["index.json", "merge.pdf", "merge.png"])
+            self.assertEqual([e["file"] for e in json.load(f)], ["merge.png", "scaling_merge.png"])
+        self.assertEqual(sorted(os.listdir(out)), ["index.json", "merge.pdf", "merge.png",
+                                                   "scaling_merge.pdf", "scaling_merge.png"])
 
     def test_a_new_workload_gets_its_figure(self):
         rows = [row(benchmark="groupby", origin="suite", backend="mpi", progress="cooperative",
@@ -306,7 +311,139 @@ class PlotTest(unittest.TestCase):
         p = run_plot(["--out", os.path.join(d, "f"), os.path.join(d, "g.csv")])
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(os.path.join(d, "f", "index.json")) as f:
-            self.assertEqual([e["file"] for e in json.load(f)], ["groupby.png"])
+            self.assertEqual([e["file"] for e in json.load(f)],
+                             ["groupby.png", "scaling_groupby.png"])
+
+
+SCALING_SIZES = {"transpose_sum": 8192, "merge": 1e6, "groupby": 1e6, "sort": 1e6,
+                 "matmul": 4096}
+
+
+def scaling_results(d, cpus=2):
+    """A results folder with csv/*.csv and their sidecars: every workload, three
+    backends under two MPIs and Dask, at 1-3 workers, one invocation per worker count
+    (as reproduce runs them) with the machine block the benchmarks write."""
+    os.makedirs(os.path.join(d, "csv"))
+    strong = {"transpose_sum", "matmul"}
+    for mpi in ("openmpi", "mpich"):
+        for bench, size in SCALING_SIZES.items():
+            for b, pol, wall in (("mpi", "cooperative", 1.0), ("ucx", "polling", 1.5),
+                                 ("tcp", "epoll", 2.0)):
+                for w in (1, 2, 3):
+                    run = "%s-%s-%s-%d" % (bench, b, mpi, w)
+                    t = wall * (2.0 / w if bench in strong else 1 + 0.2 * w)
+                    rows = [row(benchmark=bench, origin="suite", backend=b, progress=pol,
+                                mpi=mpi, layout="compact", ranks=w + 1, workers=w, run=i,
+                                size_bytes=size, wall_s=t * j, comm_s=0.0 if w == 1 else t / 3,
+                                run_id=run) for i, j in enumerate((0.9, 1.0, 1.2))]
+                    schema.write_csv(os.path.join(d, "csv", run + ".csv"), rows, {
+                        "run_id": run, "cpus_online": cpus, "machine": {
+                            "cpus_online": cpus, "ranks_on_node": w + 1,
+                            "oversubscribed": w + 1 > cpus}})
+    rows = [row(benchmark=bench, origin="external", backend="dask-tcp", progress="asyncio",
+                layout="dask", ranks=w + 1, workers=w, run=i, size_bytes=size,
+                wall_s=5.0 + i, comm_s=0.0 if w == 1 else 1.0, run_id="dask")
+            for bench, size in SCALING_SIZES.items() for w in (1, 2, 3) for i in range(3)]
+    # the sidecar judges the largest cluster only: rows are judged by ranks > CPUs
+    schema.write_csv(os.path.join(d, "csv", "external-dask.csv"), rows, {
+        "run_id": "dask", "origin": "external", "cpus_online": cpus,
+        "machine": {"cpus_online": cpus, "ranks_on_node": 4, "oversubscribed": True}})
+
+
+class ScalingTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        scaling_results(cls.dir, cpus=3)
+        cls.proc = run_plot([cls.dir])
+        with open(os.path.join(cls.dir, "figures", "index.json")) as f:
+            cls.by_file = {e["file"]: e for e in json.load(f)}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_one_scaling_figure_per_workload_titled_strong_or_weak(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+        self.assertEqual(self.proc.stderr, "")
+        for bench, kind in (("transpose_sum", "strong"), ("merge", "weak"),
+                            ("groupby", "weak"), ("sort", "weak"), ("matmul", "strong")):
+            e = self.by_file["scaling_%s.png" % bench]
+            self.assertIn("%s scaling" % kind, e["title"])
+            self.assertIn("execution time vs workers", e["title"])
+            self.assertIn("Panels: Open MPI, MPICH", e["caption"])
+            self.assertIn("Dask's LocalCluster (dask-tcp)", e["caption"])
+            self.assertIn("fastest to slowest run", e["caption"])
+            for png in ("scaling_%s.png" % bench, "scaling_%s.pdf" % bench):
+                self.assertTrue(os.path.exists(os.path.join(self.dir, "figures", png)))
+
+    def test_oversubscribed_points_are_named(self):
+        # 3 CPUs: the suite (workers + 1 ranks) and Dask (workers + 1 processes)
+        # oversubscribe at 3 workers only, though Dask's sidecar says "oversubscribed"
+        cap = self.by_file["scaling_sort.png"]["caption"]
+        self.assertIn("Hollow markers ran oversubscribed", cap)
+        self.assertIn("3 CPUs online", cap)
+        self.assertIn("here at 3 workers", cap)
+
+    def test_scaling_points_flag_each_point_from_the_sidecars(self):
+        rows = schema.read_many(sorted(
+            os.path.join(self.dir, "csv", f) for f in os.listdir(os.path.join(self.dir, "csv"))
+            if f.endswith(".csv")))
+        sidecars = [schema.read_sidecar(os.path.join(self.dir, "csv", f))
+                    for f in os.listdir(os.path.join(self.dir, "csv")) if f.endswith(".csv")]
+        machines = figures.machines_by_run(sidecars)
+        pts = figures.scaling_points(rows, "matmul", machines)
+        ours = pts[("suite", "mpi", "cooperative", "", "openmpi", "compact")]
+        self.assertEqual([ours[w].over for w in (1, 2, 3)], [False, False, True])
+        dask = pts[("external", "dask-tcp", "asyncio", "", "", "dask")]
+        self.assertEqual([dask[w].over for w in (1, 2, 3)], [False, False, True])
+        self.assertAlmostEqual(ours[2].y, 1.0)
+        self.assertAlmostEqual(ours[2].lo, 0.9)
+        self.assertAlmostEqual(ours[2].hi, 1.2)
+        # without sidecars nothing is known, and nothing is marked
+        self.assertIsNone(figures.scaling_points(rows, "matmul", {})[
+            ("suite", "mpi", "cooperative", "", "openmpi", "compact")][3].over)
+        self.assertEqual(figures.scaling_kind("groupby"), "weak")
+        self.assertEqual(figures.scaling_kind("matmul"), "strong")
+
+    def test_report_references_the_scaling_figures_and_compares_with_dask(self):
+        p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "report"), self.dir],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        self.maxDiff = 2000
+        md_lines = [l for l in md.splitlines() if l.startswith(("| sort |", "| matmul |"))]
+        for bench, kind in (("groupby", "weak"), ("matmul", "strong")):
+            self.assertIn("- [%s, %s scaling](figures/scaling_%s.png)" % (bench, kind, bench),
+                          md)
+        self.assertIn("The sweep over 1-3 workers ran on 3 CPUs online", md)
+        self.assertIn("oversubscribed at 3 workers", md)
+        self.assertIn("read from the points at 1, 2 workers", md)
+        # ours: mpi:cooperative at 2 workers (1.0 s median, weak scaling 1.4 s); Dask 6 s
+        # ties between the MPIs (the same medians here) go to Open MPI
+        self.assertEqual(md_lines, [
+            "| sort | weak | 1.40 s | mpi:cooperative (openmpi) | 6.00 s | 4.29x |",
+            "| matmul | strong | 1.00 s | mpi:cooperative (openmpi) | 6.00 s | 6.00x |"])
+        matmul = [l for l in md.splitlines() if "| matrix multiply vs TCP |" in l][0]
+        self.assertIn("2.00x (1,2,3 workers)", matmul)
+
+    def test_another_layout_gets_its_own_figure(self):
+        rows = [row(benchmark="sort", origin="suite", backend="tcp", progress="epoll",
+                    mpi="openmpi", layout=lay, workers=w, run=0, wall_s=1.0, size_bytes=1e5,
+                    run_id="s-%s-%d" % (lay, w)) for lay in ("dask", "compact") for w in (1, 2)]
+        d = os.path.join(self.dir, "layouts")
+        os.makedirs(d)
+        schema.write_csv(os.path.join(d, "s.csv"), rows)
+        p = run_plot(["--out", os.path.join(d, "f"), os.path.join(d, "s.csv")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(d, "f", "index.json")) as f:
+            index = {e["file"]: e for e in json.load(f)}
+        self.assertIn("scaling_sort.png", index)  # compact first, under the plain name
+        self.assertIn("(compact layout)", index["scaling_sort.png"]["title"])
+        self.assertIn("scaling_sort_layout_dask.png", index)
+        self.assertIn("oversubscription not known", index["scaling_sort.png"]["caption"])
 
 
 if __name__ == "__main__":

@@ -103,7 +103,9 @@ class MetricTableTest(unittest.TestCase):
         names = {m.pattern.split("/")[0] if not m.pattern.startswith("app/")
                  else m.pattern.split("/")[2] for m in regress.METRICS}
         self.assertEqual(names, {"overhead", "raw_us", "wall", "comm", "comm_MBps"})
-        self.assertEqual(set(regress.matrix.APPS), {"transpose_sum", "merge"})
+        self.assertEqual(set(regress.GATE_APPS), {"transpose_sum", "merge"})
+        # the study's newer apps stay out of the gate (CI time): a subset, not all
+        self.assertLess(set(regress.GATE_APPS), set(regress.matrix.APPS))
 
     def test_adding_a_metric_is_one_line(self):
         extra = regress.Metric("app/*/wall_s/*", regress.LOWER, "app",

@@ -110,6 +110,105 @@ class ParserTest(unittest.TestCase):
                          dask_baseline.expected_matches(rows, n, 0.3))
 
 
+def have_dask():
+    try:
+        import dask.array  # noqa: F401
+        import dask.dataframe  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@unittest.skipUnless(have_dask(), "python3-distributed (dask) is not installed")
+class DaskWorkloadTest(unittest.TestCase):
+    """The Dask baseline's new workloads without a cluster: the generators, the checks
+    that fill the 'wrong' column, and that groupby really is a hash shuffle."""
+
+    def test_groupby_generator_is_appbench_s(self):
+        import dask_baseline
+        idx, key, value = dask_baseline._groupby_keys(10, 5, 7, 1 << 32)
+        for i, g in enumerate(range(10, 15)):
+            self.assertEqual(key[i], ((g * 2654435761) % 7) * ((1 << 32) // 7))
+            self.assertEqual(value[i], g % 1000)
+            self.assertEqual(idx[i], (g * 2654435761) % 7)
+        part = dask_baseline._groupby_part(1, 5, 7, 1 << 32)  # worker 1: rows 5..9
+        self.assertEqual(list(part["value"]), [5, 6, 7, 8, 9])
+        self.assertEqual(str(part["key"].dtype), "int64")
+
+    def test_groupby_check_is_exact_and_catches_errors(self):
+        import dask_baseline
+        import pandas as pd
+        rows, parts, groups = 1000, 3, 50
+        table = pd.concat([dask_baseline._groupby_part(w, rows, groups, 1 << 32)
+                           for w in range(parts)])
+        result = table.groupby("key").agg({"value": ["sum", "count", "mean"]})
+        want = dask_baseline.groupby_expected(rows, parts, groups, 1 << 32)
+        self.assertEqual(len(want[0]), groups)
+        self.assertEqual(int(want[2].sum()), rows * parts)
+        self.assertEqual(dask_baseline.groupby_wrong(result, want), 0)
+        bad = result.copy()
+        bad.iloc[3, 0] += 1           # one sum off by one
+        self.assertEqual(dask_baseline.groupby_wrong(bad, want), 1)
+        self.assertEqual(dask_baseline.groupby_wrong(result.iloc[1:], want), 1)  # missing
+        split = pd.concat([result, result.iloc[:2]])  # two groups in two partitions
+        self.assertEqual(dask_baseline.groupby_wrong(split, want), 2)
+
+    def test_groupby_graph_is_a_hash_shuffle_not_a_tree_reduction(self):
+        import dask.dataframe as dd
+        import dask_baseline
+        ddf = dd.from_pandas(dask_baseline._groupby_part(0, 400, 20, 1 << 32), npartitions=2)
+        spec = {"value": ["sum", "count", "mean"]}
+        g = ddf.groupby("key", sort=False)
+        shuffled = g.agg(spec, split_out=2, shuffle="tasks")
+        self.assertTrue(dask_baseline.shuffle_layers(shuffled), list(shuffled.dask.layers))
+        self.assertEqual(shuffled.npartitions, 2)
+        tree = g.agg(spec, split_out=1)
+        self.assertEqual(dask_baseline.shuffle_layers(tree), [])
+        want = dask_baseline.groupby_expected(200, 2, 20, 1 << 32)
+        self.assertEqual(dask_baseline.groupby_wrong(shuffled.compute(scheduler="sync"),
+                                                     want), 0)
+
+    def test_sort_check(self):
+        import dask.dataframe as dd
+        import dask_baseline
+        import pandas as pd
+        parts = [dask_baseline._sort_part(i, 500, 1) for i in range(3)]
+        ddf = dd.from_pandas(pd.concat(parts, ignore_index=True), npartitions=3)
+        out = ddf.set_index("key", shuffle="tasks")
+        summary = pd.concat([dask_baseline._sort_summary(d.compute(scheduler="sync"))
+                             for d in out.to_delayed()], ignore_index=True)
+        self.assertEqual(dask_baseline.sort_wrong(summary, 1500), 0)
+        self.assertEqual(dask_baseline.sort_wrong(summary, 1501), 2)  # count and checksum
+        unsorted = pd.concat([dask_baseline._sort_summary(p.set_index("key")) for p in parts],
+                             ignore_index=True)
+        self.assertGreater(dask_baseline.sort_wrong(unsorted, 1500), 100)
+        swapped = summary.iloc[::-1].reset_index(drop=True)  # partitions out of order
+        self.assertGreater(dask_baseline.sort_wrong(swapped, 1500), 0)
+
+    def test_matmul_check(self):
+        import dask
+        import dask.array as da
+        import dask_baseline
+        with dask.config.set(scheduler="sync"):
+            x = da.random.random((64, 64), chunks=(16, 16)).persist()
+            y = x.dot(x.T)
+            self.assertEqual(dask_baseline.matmul_wrong(x, y, 64, 0), 0)
+            # the diagonal entry checked (y[i, i], both ways) is always caught
+            self.assertGreaterEqual(dask_baseline.matmul_wrong(x, y + da.eye(64, chunks=16),
+                                                               64, 0), 2)
+
+    def test_profiles_match_the_study_matrix(self):
+        import dask_baseline
+        for name, prof in dask_baseline.PROFILES.items():
+            m = matrix.PROFILES[name]
+            self.assertEqual(prof["ts"], (m["transpose_sum"]["n"], m["transpose_sum"]["chunk"]))
+            self.assertEqual(prof["mm"], (m["matmul"]["n"], m["matmul"]["chunk"]))
+            for app, key in (("merge", "rows"), ("groupby", "groupby"), ("sort", "sort")):
+                self.assertEqual(prof[key], m[app]["rows_per_chunk"], (name, app))
+            self.assertEqual(prof["groups"], m["groupby"]["groups"], name)
+        self.assertEqual(dask_baseline.WORKLOADS, matrix.APPS)
+
+
 class SizesAndLaunchTest(unittest.TestCase):
     def test_sizes(self):
         self.assertEqual(sizes.fmt_size(4096), "4K")
@@ -233,6 +332,37 @@ class CompareTest(unittest.TestCase):
                                                "openmpi")[0], None)
 
 
+class OursVsDaskTest(unittest.TestCase):
+    def test_fastest_series_at_two_workers_against_dask(self):
+        rows = synthetic_rows()
+        rows.append(row(benchmark="transpose_sum", origin="suite", backend="ucx",
+                        progress="polling", mpi="mpich", layout="compact", workers=2, run=0,
+                        wall_s=0.5, run_id="u"))
+        rows.append(row(benchmark="transpose_sum", origin="suite", backend="mpi",
+                        progress="cooperative", mpi="openmpi", layout="dask", workers=2, run=0,
+                        wall_s=0.1, run_id="other-layout"))
+        c = compare.ours_vs_dask(rows, "transpose_sum")
+        self.assertEqual(c["series"], ("ucx", "polling", "mpich"))
+        self.assertAlmostEqual(c["ours"], 0.5)
+        self.assertAlmostEqual(c["dask"], 4.0)
+        self.assertAlmostEqual(c["ratio"], 8.0)
+        self.assertEqual(c["wrong"], 0)
+        c = compare.ours_vs_dask(rows, "transpose_sum", workers=1)
+        self.assertEqual(c["series"], ("mpi", "cooperative", "openmpi"))
+        self.assertAlmostEqual(c["ratio"], 4.0)
+        none = compare.ours_vs_dask(rows, "groupby")
+        self.assertEqual((none["ours"], none["dask"], none["ratio"]), (None, None, None))
+
+    def test_failed_checks_are_counted(self):
+        rows = [row(benchmark="sort", origin=o, backend=b, progress=p, mpi=m,
+                    layout=lay, workers=2, run=0, wall_s=w, wrong=wr, run_id=o)
+                for o, b, p, m, lay, w, wr in (
+                    ("suite", "tcp", "epoll", "openmpi", "compact", 1.0, 3),
+                    ("external", "dask-tcp", "asyncio", "", "dask", 2.0, 0))]
+        c = compare.ours_vs_dask(rows, "sort")
+        self.assertEqual((c["ratio"], c["wrong"]), (2.0, 1))
+
+
 class FiguresAndReportTest(unittest.TestCase):
     def test_plot_and_report_from_csv_alone(self):
         with tempfile.TemporaryDirectory() as d:
@@ -253,8 +383,21 @@ class FiguresAndReportTest(unittest.TestCase):
                 self.assertEqual(read(os.path.join(d, "figures", e["file"]), "rb")[:8],
                                  b"\x89PNG\r\n\x1a\n")
                 self.assertEqual(read(os.path.join(d, "figures", e["pdf"]), "rb")[:5], b"%PDF-")
+            self.assertIn("scaling_transpose_sum.png", figs)
             md = read(os.path.join(d, "report.md"))
             self.assertIn("| mpi:cooperative vs tcp:epoll | latency 1B-4KiB | 4.00x", md)
+            # ours against Dask: one row per workload, 2 workers, compact layout
+            self.assertIn("## Ours against Dask", md)
+            self.assertIn("| transpose_sum | strong | 1.00 s | mpi:cooperative (openmpi) | "
+                          "4.00 s | 4.00x |", md)
+            self.assertIn("| groupby | weak | – | – | – | – |", md)
+            self.assertIn("Not measured in this study: merge, groupby, sort, matmul", md)
+            # the scaling figures, referenced; no sidecars: oversubscription unknown
+            self.assertIn("## Scaling with workers", md)
+            self.assertIn("(figures/scaling_transpose_sum.png)", md)
+            self.assertIn("do not say whether these runs were oversubscribed", md)
+            # the newer apps add no empty rows to the speedup table
+            self.assertNotIn("| sort execution time |", md)
             self.assertIn("| tcp:epoll | openmpi | 0.50x |", md)
             page = read(os.path.join(d, "report.html"))
             self.assertIn("data:image/png;base64,", page)

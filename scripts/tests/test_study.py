@@ -95,6 +95,39 @@ class MatrixFromJsonTest(unittest.TestCase):
             matrix.app_runs("openmpi", "/b", fams, "quick", "/tmp", [2], ["paper"],
                             {"merge": app})
 
+    def test_every_app_runs_at_its_profile_sizes(self):
+        self.assertEqual(matrix.APPS, ("transpose_sum", "merge", "groupby", "sort", "matmul"))
+        self.assertEqual(matrix.PROFILES["quick"]["workers"], [1, 2, 3])
+        fams = {k: v for k, v in matrix.families(BACKENDS).items() if k == "tcp"}
+        rows = options(APP_OPTIONS + ["--chunk-size", "--groups"],
+                       {"rows_per_chunk": "--chunk-size", "groups": "--groups"}, ["compact"])
+        mm = options(APP_OPTIONS + ["--size", "--chunk"], {"n": "--size", "chunk": "--chunk"},
+                     ["compact"])
+        want = {"tiny": ("100000", ("1024", "256")), "quick": ("1000000", ("4096", "1024")),
+                "full": ("4000000", ("8192", "2048"))}
+        for profile, (nrows, (n, chunk)) in want.items():
+            runs = matrix.app_runs("openmpi", "/b", fams, profile, "/tmp", [1, 3], ["compact"],
+                                   {"groupby": rows, "sort": rows, "matmul": mm})
+            cmds = {r.kind: [] for r in runs}
+            for r in runs:
+                cmds[r.kind].append(r.cmd)
+            self.assertEqual(sorted(cmds), ["groupby", "matmul", "sort"])
+            for app in ("groupby", "sort"):
+                for c in cmds[app]:
+                    self.assertEqual(c[c.index("--chunk-size") + 1], nrows)
+            for c in cmds["groupby"]:  # pinned: the Dask baseline runs the same groups
+                self.assertEqual(c[c.index("--groups") + 1], nrows)
+            for c in cmds["sort"]:
+                self.assertNotIn("--groups", c)
+            for c in cmds["matmul"]:
+                self.assertEqual((c[c.index("--size") + 1], c[c.index("--chunk") + 1]),
+                                 (n, chunk))
+            # 3 workers in the compact layout: 4 ranks
+            self.assertTrue(any(c[c.index("-np") + 1] == "4" for c in cmds["sort"]))
+        self.assertEqual({a: matrix.SCALING[a] for a in matrix.APPS},
+                         {"transpose_sum": "strong", "merge": "weak", "groupby": "weak",
+                          "sort": "weak", "matmul": "strong"})
+
 
 def fake_build(root, merge_sizes):
     """A build folder whose binaries answer only the JSON queries."""
@@ -196,11 +229,39 @@ class ClaimsTest(unittest.TestCase):
             self.assertIn("| %s | %s | %s |" % (source, what, paper), md)
         matmul = [l for l in md.splitlines() if "matrix multiply" in l]
         self.assertEqual(len(matmul), 2)
-        for line in matmul:
-            self.assertIn("pending: needs the matmul workload", line)
+        for line in matmul:  # no matmul rows in this study: pending, no number
+            self.assertIn("pending: needs matmul runs of mpi:cooperative", line)
             self.assertNotRegex(line.split("|")[4], r"\d+\.\d+x")
         merge = [l for l in md.splitlines() if "| Fig 8a |" in l][0]
         self.assertIn("1.50x (1,2 workers)", merge)
+
+    def test_matmul_claims_are_measured_once_matmul_ran(self):
+        rows = study_rows()
+        for w in (1, 2):
+            for (b, p), wall in {("mpi", "cooperative"): 1.0, ("ucx", "polling"): 4.0,
+                                 ("ucx", "cooperative"): 2.0, ("tcp", "epoll"): 5.0}.items():
+                rows.append(row(benchmark="matmul", origin="suite", backend=b, progress=p,
+                                mpi="openmpi", layout="compact", workers=w, run=0,
+                                wall_s=wall, comm_s=wall / 2, run_id="mm%s%s%d" % (b, p, w),
+                                _file="matmul-%s-%s-w%d.csv" % (b, p, w)))
+            rows.append(row(benchmark="matmul", origin="external", backend="dask-tcp",
+                            progress="asyncio", layout="dask", workers=w, run=0, wall_s=20.0,
+                            run_id="dask", _file="external-dask.csv"))
+        ucx = next(c for c in claims.CLAIMS if c[1] == "matrix multiply vs UCX")
+        tcp = next(c for c in claims.CLAIMS if c[1] == "matrix multiply vs TCP")
+        self.assertNotIn("needs", ucx[4])
+        v, where, files = claims.measure(rows, ucx[4], "openmpi")
+        self.assertAlmostEqual(v, 4.0)
+        self.assertEqual(where, "1,2 workers")
+        self.assertIn("matmul-mpi-cooperative-w2.csv", files)
+        self.assertIn("**reproduced here**", claims.verdict(rows, ucx, "openmpi", v))
+        v, _, _ = claims.measure(rows, tcp[4], "openmpi")
+        self.assertAlmostEqual(v, 5.0)
+        text = claims.verdict(rows, tcp, "openmpi", v)
+        # the language layer: Dask's LocalCluster 4x slower than ours on tcp:epoll
+        self.assertIn("runs this workload 4.0x slower", text)
+        line = [l for l in claims.table(rows).splitlines() if "matrix multiply vs UCX" in l][0]
+        self.assertIn("4.00x (1,2 workers)", line)
 
     def test_reproduced_when_within_the_factor(self):
         claim = ("Fig X", "x", "2x", 2.0, claims.CLAIMS[0][4])

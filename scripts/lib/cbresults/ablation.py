@@ -11,6 +11,7 @@ table says "separate runs"."""
 from collections import defaultdict
 
 from . import select
+from .matrix import APPS
 from .sizes import BANDS, band
 
 def series(rows, bench, backend, progress, mpi=None):
@@ -244,7 +245,7 @@ def language_rows(rows):
             add = added_us(rows, a, b, BANDS[0], mpi)
             if res:
                 out.append({"title": title, "mpi": mpi, "slower": res, "added_us": add})
-    for bench in ("transpose_sum", "merge"):
+    for bench in APPS:
         for mpi in mpis(rows):
             res = app_speedup(rows, ("tcp", "epoll"), ("dask-tcp", None), bench, "wall_s", mpi,
                               b_origin="external")

@@ -60,3 +60,33 @@ def overhead_by_band(rows):
             bands[band(s)].append(v)
         out[k] = {b: select.geomean(v) for b, v in bands.items()}
     return out
+
+
+def ours_vs_dask(rows, benchmark, workers=2, layout="compact"):
+    """Our fastest series against Dask's LocalCluster on one workload at `workers`:
+    {"ours": median wall_s, "series": (backend, progress, mpi), "dask": median wall_s,
+    "ratio": dask / ours (> 1: ours faster), "wrong": rows of either that failed their
+    check}; None for a side that has no such rows. Ours: every coroutine backend and
+    policy under every MPI in `layout`, the lowest median over runs."""
+    pts = select.app_points(rows, benchmark)
+    cands = []
+    for (origin, backend, progress, mpi, lay), per_w in pts.items():
+        wall = (per_w.get(workers) or {}).get("wall_s")
+        if origin == "suite" and lay == layout and select.family(backend) == backend and wall:
+            cands.append((wall, (backend, progress, mpi)))
+    # ties (the same median) go to Open MPI, then by name: the same answer every time
+    mpi_rank = {"openmpi": 0, "mpich": 1}
+    best = min(cands, key=lambda c: (c[0], mpi_rank.get(c[1][2], 2), c[1]), default=None)
+    dask = [m.get("wall_s") for (origin, backend, _p, _m, _l), per_w in pts.items()
+            if origin == "external" and backend == "dask-tcp"
+            for w, m in per_w.items() if w == workers and m.get("wall_s")]
+    dask_wall = select.median(dask)
+    wrong = sum(1 for r in rows if r["benchmark"] == benchmark and r.get("wrong")
+                and r.get("workers") == workers and (
+                    (r["origin"] == "external" and r["backend"] == "dask-tcp") or (
+                        best and r["origin"] == "suite" and (r["backend"], r["progress"],
+                                                             r["mpi"]) == best[1]
+                        and (r.get("layout") or "") == layout)))
+    return {"ours": best[0] if best else None, "series": best[1] if best else None,
+            "dask": dask_wall, "ratio": dask_wall / best[0] if best and dask_wall else None,
+            "wrong": wrong}

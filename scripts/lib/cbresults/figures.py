@@ -9,6 +9,7 @@ import math
 import statistics
 from collections import defaultdict
 
+from .matrix import APPS, SCALING
 from .select import family, series_label
 from .sizes import fmt_size
 
@@ -90,12 +91,13 @@ def order(key):
 
 
 class Point:
-    """One plotted point: the central value, the spread (lo, hi; None: no bar) and how
-    many rows (repetitions or runs) it summarises."""
-    __slots__ = ("y", "lo", "hi", "n")
+    """One plotted point: the central value, the spread (lo, hi; None: no bar), how
+    many rows (repetitions or runs) it summarises, and whether they ran oversubscribed
+    (True / False; None: not known)."""
+    __slots__ = ("y", "lo", "hi", "n", "over")
 
-    def __init__(self, y, lo=None, hi=None, n=1):
-        self.y, self.lo, self.hi, self.n = y, lo, hi, n
+    def __init__(self, y, lo=None, hi=None, n=1, over=None):
+        self.y, self.lo, self.hi, self.n, self.over = y, lo, hi, n, over
 
     def __repr__(self):
         return "Point(%g, %s, %s, n=%d)" % (self.y, self.lo, self.hi, self.n)
@@ -246,11 +248,11 @@ def overhead_points(rows, benchmark="pingpong", metric="latency_us_p50"):
 
 # --- applications ----------------------------------------------------------------------
 
-APP_BENCHMARKS_KNOWN = ("transpose_sum", "merge")
+APP_BENCHMARKS_KNOWN = APPS  # the study's order: transpose_sum, merge, groupby, sort, matmul
 
 
 def app_benchmarks(rows):
-    """transpose_sum, merge, then any other benchmark with wall_s (future workloads)."""
+    """The study's applications in its order, then any other benchmark with wall_s."""
     have = []
     for r in rows:
         if _finite(r.get("wall_s")) and r.get("workers") is not None and r["benchmark"] not in have:
@@ -286,6 +288,61 @@ def app_points(rows, metric, benchmark=None):
             continue  # appbench writes 0 when nothing crossed the wire: not applicable
         acc[app_key(r)][int(r["workers"])].append(v)
     return {k: {w: spread_point(v) for w, v in sorted(ws.items())} for k, ws in acc.items()}
+
+
+def machines_by_run(sidecars):
+    """{run_id: {"cpus_online", "oversubscribed"}} from JSON sidecars: the `machine`
+    block the benchmarks write (cpus_online also from the sidecar itself or the
+    run_state that reproduce adds)."""
+    out = {}
+    for s in sidecars:
+        if not isinstance(s, dict) or not s.get("run_id"):
+            continue
+        m = s.get("machine") or {}
+        cpus = m.get("cpus_online") or s.get("cpus_online") or (
+            s.get("run_state") or {}).get("cpus_online")
+        out[s["run_id"]] = {"cpus_online": cpus, "oversubscribed": m.get("oversubscribed")}
+    return out
+
+
+def row_oversubscribed(r, machines):
+    """Did this row's run put more busy processes on a host than it has CPUs? The suite's
+    runs are one worker count each and say so in their sidecar (per host, so right across
+    hosts too); a run of several worker counts (Dask's LocalCluster, all on this host) is
+    judged per row: ranks > the CPUs online. None when no sidecar tells."""
+    m = machines.get(r.get("run_id"))
+    if not m:
+        return None
+    if r.get("origin") == "suite" and m.get("oversubscribed") is not None:
+        return bool(m["oversubscribed"])
+    if _finite(r.get("ranks")) and m.get("cpus_online"):
+        return r["ranks"] > m["cpus_online"]
+    return m.get("oversubscribed")
+
+
+def scaling_points(rows, benchmark, machines, metric="wall_s"):
+    """{key: {workers: Point}} of one benchmark's `metric` (median over runs, min..max),
+    each point flagged `over` when any of its rows ran oversubscribed (None: unknown)."""
+    acc = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r["benchmark"] != benchmark or not _finite(r.get(metric)) or r.get("workers") is None:
+            continue
+        acc[app_key(r)][int(r["workers"])].append(r)
+    out = {}
+    for k, ws in acc.items():
+        out[k] = {}
+        for w, rs in sorted(ws.items()):
+            p = spread_point([r[metric] for r in rs])
+            flags = [row_oversubscribed(r, machines) for r in rs]
+            p.over = True if any(flags) else (False if flags and all(
+                f is False for f in flags) else None)
+            out[k][w] = p
+    return out
+
+
+def scaling_kind(benchmark):
+    """'strong' or 'weak' for the study's workloads, None for others."""
+    return SCALING.get(benchmark)
 
 
 def app_label(key, show_layout=False, show_wire=False):

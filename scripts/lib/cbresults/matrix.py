@@ -16,6 +16,10 @@ class MissingOption(RuntimeError):
     """The matrix asks a binary for an option (or layout) it does not offer."""
 
 # Per profile: size sweeps and iteration counts (CLI of microbench/harness/bench_options.cpp).
+# Application sizes by their semantic names (each binary's --list-options "sizes" map);
+# groupby's groups (distinct keys over the whole table) are set explicitly, as many as rows
+# per worker, so the suite and the Dask baseline (same profiles) run the same workload
+# whatever a binary's default.
 PROFILES = {
     "tiny": {  # scripts/regress: seconds per invocation
         "pingpong": ["-b", "1", "-e", "4K", "-f", "16", "--iters", "1000", "--warmup", "100",
@@ -25,16 +29,24 @@ PROFILES = {
         "app_runs": 3,
         "transpose_sum": {"n": 2048, "chunk": 512},
         "merge": {"rows_per_chunk": 100000},
+        "groupby": {"rows_per_chunk": 100000, "groups": 100000},
+        "sort": {"rows_per_chunk": 100000},
+        "matmul": {"n": 1024, "chunk": 256},
     },
     "quick": {
         "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "1000", "--iters-large",
                      "200", "--warmup", "100", "--warmup-large", "20", "--reps", "5"],
         "bandwidth": ["-b", "1M", "-e", "16M", "-f", "4", "--iters", "5", "--iters-large", "5",
                       "--warmup", "1", "--warmup-large", "1", "--reps", "5", "--window", "64"],
-        "workers": [1, 2],
+        # 3 workers oversubscribe a 2-core machine (with the scheduler's rank, 4 ranks on
+        # 2 CPUs): intended, the scaling figures mark those points.
+        "workers": [1, 2, 3],
         "app_runs": 3,
         "transpose_sum": {"n": 8192, "chunk": 2048},
         "merge": {"rows_per_chunk": 1000000},
+        "groupby": {"rows_per_chunk": 1000000, "groups": 1000000},
+        "sort": {"rows_per_chunk": 1000000},
+        "matmul": {"n": 4096, "chunk": 1024},
     },
     "full": {  # the paper's sizes where a 24 GiB machine allows
         "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "10000", "--iters-large",
@@ -46,6 +58,9 @@ PROFILES = {
         "app_runs": 5,
         "transpose_sum": {"n": 16384, "chunk": 4096},
         "merge": {"rows_per_chunk": 4000000},
+        "groupby": {"rows_per_chunk": 4000000, "groups": 4000000},
+        "sort": {"rows_per_chunk": 4000000},
+        "matmul": {"n": 8192, "chunk": 2048},
     },
 }
 
@@ -194,7 +209,11 @@ def _count_sizes(args):
 
 # --- application benchmarks -------------------------------------------------------------
 
-APPS = ("transpose_sum", "merge")
+APPS = ("transpose_sum", "merge", "groupby", "sort", "matmul")
+# Strong scaling: the problem is fixed while the workers vary; weak: each worker brings one
+# chunk of the size (rows per chunk), so the problem grows with the workers.
+SCALING = {"transpose_sum": "strong", "matmul": "strong", "merge": "weak", "groupby": "weak",
+           "sort": "weak"}
 
 
 def size_args(app, profile, opts):
@@ -235,8 +254,9 @@ def app_command(flavor, binary, opts, backend, policy, layout, workers, size, ru
 
 def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, options, hostfile=None,
              interface=None):
-    """Both applications per coroutine family under its closest policies (the paper's,
-    and cooperative), per layout and worker count. `options`: {app: --list-options}."""
+    """Every application (APPS) per coroutine family under its closest policies (the
+    paper's, and cooperative), per layout and worker count. `options`: {app:
+    --list-options}; an app missing there (not built) is left out."""
     runs = []
     prof = PROFILES[profile]
     for app in APPS:
