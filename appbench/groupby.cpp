@@ -32,13 +32,14 @@ Task<Value> make_chunk(TaskContext&, const std::vector<const Value*>&,
   auto a = unpack_u64(args);
   co_return groupby::generate(params_of(a), a.at(4));
 }
-Task<Value> partial(TaskContext&, const std::vector<const Value*>& deps,
+Task<Value> partial(TaskContext& ctx, const std::vector<const Value*>& deps,
                     std::span<const std::byte> args) {
-  co_return groupby::partial_aggregate(*deps.at(0), max_keys(params_of(unpack_u64(args))));
+  co_return co_await groupby::partial_aggregate(ctx, *deps.at(0),
+                                                max_keys(params_of(unpack_u64(args))));
 }
-Task<Value> final_agg(TaskContext&, const std::vector<const Value*>& deps,
+Task<Value> final_agg(TaskContext& ctx, const std::vector<const Value*>& deps,
                       std::span<const std::byte> args) {
-  co_return groupby::final_aggregate(deps, max_keys(params_of(unpack_u64(args))));
+  co_return co_await groupby::final_aggregate(ctx, deps, max_keys(params_of(unpack_u64(args))));
 }
 Task<Value> summary(TaskContext&, const std::vector<const Value*>& deps,
                     std::span<const std::byte>) {

@@ -38,11 +38,12 @@ Task<Value> make_other(TaskContext&, const std::vector<const Value*>&,
   co_return merge::generate_other(params_of(a), a.at(3));
 }
 // deps: n build pieces, then n other pieces.
-Task<Value> join(TaskContext&, const std::vector<const Value*>& deps, std::span<const std::byte>) {
+Task<Value> join(TaskContext& ctx, const std::vector<const Value*>& deps,
+                 std::span<const std::byte>) {
   size_t n = deps.size() / 2;
   std::vector<const Value*> build(deps.begin(), deps.begin() + static_cast<ptrdiff_t>(n));
   std::vector<const Value*> other(deps.begin() + static_cast<ptrdiff_t>(n), deps.end());
-  co_return merge::hash_join(build, other);
+  co_return co_await merge::hash_join(ctx, build, other);
 }
 Task<Value> count(TaskContext&, const std::vector<const Value*>& deps, std::span<const std::byte>) {
   uint64_t rows = deps.at(0)->parts.at(0).size / 8;

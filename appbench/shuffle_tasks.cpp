@@ -8,9 +8,9 @@ namespace commbench::app {
 
 namespace {
 
-Task<Value> hash_split_task(TaskContext&, const std::vector<const Value*>& deps,
+Task<Value> hash_split_task(TaskContext& ctx, const std::vector<const Value*>& deps,
                             std::span<const std::byte> args) {
-  co_return split(*deps.at(0), static_cast<uint32_t>(unpack_u64(args).at(0)));
+  co_return co_await split(ctx, *deps.at(0), static_cast<uint32_t>(unpack_u64(args).at(0)));
 }
 
 // A view of one partition's columns, sharing the split's memory: no copy.

@@ -37,13 +37,13 @@ Task<Value> splitters(TaskContext&, const std::vector<const Value*>& deps,
   co_return sort::splitters(deps, static_cast<uint32_t>(unpack_u64(args).at(0)));
 }
 // deps: the chunk, then the splitters.
-Task<Value> range_split(TaskContext&, const std::vector<const Value*>& deps,
+Task<Value> range_split(TaskContext& ctx, const std::vector<const Value*>& deps,
                         std::span<const std::byte>) {
-  co_return sort::range_split(*deps.at(0), *deps.at(1));
+  co_return co_await sort::range_split(ctx, *deps.at(0), *deps.at(1));
 }
-Task<Value> sort_partition(TaskContext&, const std::vector<const Value*>& deps,
+Task<Value> sort_partition(TaskContext& ctx, const std::vector<const Value*>& deps,
                            std::span<const std::byte>) {
-  co_return sort::sort_pieces(deps);
+  co_return co_await sort::sort_pieces(ctx, deps);
 }
 Task<Value> summary(TaskContext&, const std::vector<const Value*>& deps,
                     std::span<const std::byte>) {

@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
   s.settings["chunk"] = c;
   s.description_line = "x: " + std::to_string(n) + " x " + std::to_string(n) + " float64 (" +
                        std::to_string(n * n * 8 >> 20) + " MiB) in " + std::to_string(nb) + " x " +
-                       std::to_string(nb) + " blocks of " + std::to_string(c) + "^2, row-major runs per worker";
+                       std::to_string(nb) + " blocks of " + std::to_string(c) +
+                       "^2, row-major runs per worker";
 
   return s.run([&](Client& client) -> Task<void> {
     int W = client.workers();

@@ -24,8 +24,8 @@ uint64_t term(int64_t key, int64_t sum, int64_t count) {
 // go to emit(key, sum, count). Rows are (key, value) when Cols == 2 and (key, sum, count)
 // when Cols == 3. Returns the groups emitted; more than `max_keys` is an error.
 template <size_t Cols, typename Emit>
-uint64_t aggregate_buckets(const RowOf<Cols>* rows, const std::vector<size_t>& at,
-                           uint64_t max_keys, Emit&& emit) {
+Task<uint64_t> aggregate_buckets(TaskContext& ctx, const RowOf<Cols>* rows,
+                                 const std::vector<size_t>& at, uint64_t max_keys, Emit& emit) {
   using Slot = RowOf<3>;         // key, sum, count
   constexpr int64_t kFree = -1;  // keys are never negative
   size_t largest = 0;
@@ -57,8 +57,9 @@ uint64_t aggregate_buckets(const RowOf<Cols>* rows, const std::vector<size_t>& a
           throw std::runtime_error("groupby: more distinct keys than groups");
         emit(table[i][0], table[i][1], table[i][2]);
       }
+    if (ctx.slice_over()) co_await ctx.yield();
   }
-  return groups;
+  co_return groups;
 }
 
 }  // namespace
@@ -87,28 +88,32 @@ Value generate(const Params& p, uint64_t chunk) {
   return v;
 }
 
-Value partial_aggregate(const Value& table, uint64_t max_keys) {
+Task<Value> partial_aggregate(TaskContext& ctx, const Value& table, uint64_t max_keys) {
   uint64_t rows = table.part<const int64_t>(0).size();
   uint64_t buckets = bucket_count_for(rows);
   Value scratch = make_value({rows * sizeof(RowOf<2>)});
   auto* bucketed = scratch.part<RowOf<2>>(0).data();
-  std::vector<size_t> at = scatter_by_bucket<2>({&table}, buckets, bucketed);
+  std::vector<const Value*> tables{&table};
+  std::vector<size_t> at = co_await scatter_by_bucket<2>(ctx, tables, buckets, bucketed);
   uint64_t n = std::min(rows, max_keys);
   Value out = make_value({n * 8, n * 8, n * 8});
   int64_t* ok = out.part<int64_t>(0).data();
   int64_t* os = out.part<int64_t>(1).data();
   int64_t* oc = out.part<int64_t>(2).data();
   size_t m = 0;
-  aggregate_buckets<2>(bucketed, at, max_keys, [&](int64_t k, int64_t s, int64_t c) {
+  // A named lambda, passed by reference: GCC 12 mishandles lambdas made inside co_await.
+  auto emit = [&](int64_t k, int64_t s, int64_t c) {
     ok[m] = k;
     os[m] = s;
     oc[m++] = c;
-  });
+  };
+  co_await aggregate_buckets<2>(ctx, bucketed, at, max_keys, emit);
   for (auto& part : out.parts) part.size = m * 8;  // the allocation stays, the view shrinks
-  return out;
+  co_return out;
 }
 
-Value final_aggregate(const std::vector<const Value*>& pieces, uint64_t max_keys) {
+Task<Value> final_aggregate(TaskContext& ctx, const std::vector<const Value*>& pieces,
+                            uint64_t max_keys) {
   uint64_t rows = 0;
   for (const Value* p : pieces) {
     if (p->parts.size() != 3) throw std::runtime_error("groupby: a piece needs 3 columns");
@@ -117,7 +122,7 @@ Value final_aggregate(const std::vector<const Value*>& pieces, uint64_t max_keys
   uint64_t buckets = bucket_count_for(rows);
   Value scratch = make_value({rows * sizeof(RowOf<3>)});
   auto* bucketed = scratch.part<RowOf<3>>(0).data();
-  std::vector<size_t> at = scatter_by_bucket<3>(pieces, buckets, bucketed);
+  std::vector<size_t> at = co_await scatter_by_bucket<3>(ctx, pieces, buckets, bucketed);
   uint64_t n = std::min(rows, max_keys);
   Value out = make_value({n * 8, n * 8, n * 8, n * 8});
   int64_t* ok = out.part<int64_t>(0).data();
@@ -125,14 +130,15 @@ Value final_aggregate(const std::vector<const Value*>& pieces, uint64_t max_keys
   int64_t* oc = out.part<int64_t>(2).data();
   double* om = out.part<double>(3).data();
   size_t m = 0;
-  aggregate_buckets<3>(bucketed, at, max_keys, [&](int64_t k, int64_t s, int64_t c) {
+  auto emit = [&](int64_t k, int64_t s, int64_t c) {
     ok[m] = k;
     os[m] = s;
     oc[m] = c;
     om[m++] = static_cast<double>(s) / static_cast<double>(c);
-  });
+  };
+  co_await aggregate_buckets<3>(ctx, bucketed, at, max_keys, emit);
   for (auto& part : out.parts) part.size = m * 8;
-  return out;
+  co_return out;
 }
 
 Summary summarize(const Value& result) {

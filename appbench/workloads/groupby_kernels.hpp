@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "distributed/functions.hpp"
 #include "distributed/value.hpp"
 
 namespace commbench::app::groupby {
@@ -33,11 +34,13 @@ Value generate(const Params& p, uint64_t chunk);
 // Sum and count per key of one chunk (Dask's groupby-chunk before the shuffle): columns
 // key, sum, count (int64), one row per distinct key, in no particular order. `max_keys`
 // bounds the distinct keys (the groups): it sizes the hash table.
-Value partial_aggregate(const Value& table, uint64_t max_keys);
+// Both aggregations hand the loop back between stripes and buckets when the slice is over.
+Task<Value> partial_aggregate(TaskContext& ctx, const Value& table, uint64_t max_keys);
 
 // The final aggregation of partition pieces (each key, sum, count): columns key, sum,
 // count (int64) and mean (float64 = sum / count), one row per distinct key.
-Value final_aggregate(const std::vector<const Value*>& pieces, uint64_t max_keys);
+Task<Value> final_aggregate(TaskContext& ctx, const std::vector<const Value*>& pieces,
+                            uint64_t max_keys);
 
 // What validates a partition's result: its groups, an order-free checksum of every
 // (key, sum, count), and how many means differ from sum / count.

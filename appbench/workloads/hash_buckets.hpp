@@ -5,10 +5,12 @@
 // 1e6 x 1e6 rows instead of 88+; appbench/README.md).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "distributed/functions.hpp"
 #include "distributed/value.hpp"
 #include "workloads/mix64.hpp"
 
@@ -36,25 +38,37 @@ inline uint32_t bucket_of(uint64_t hash, uint64_t buckets) {
 }
 
 // Copies every row of `tables` (Cols int64 columns each, key first) into `rows`, grouped
-// by bucket; returns the buckets' offsets (buckets + 1 of them). Count, then scatter.
+// by bucket; returns the buckets' offsets (buckets + 1 of them). Count, then scatter,
+// handing the loop back between stripes.
 template <size_t Cols>
-std::vector<size_t> scatter_by_bucket(const std::vector<const Value*>& tables, uint64_t buckets,
-                                      RowOf<Cols>* rows) {
+Task<std::vector<size_t>> scatter_by_bucket(TaskContext& ctx,
+                                            const std::vector<const Value*>& tables,
+                                            uint64_t buckets, RowOf<Cols>* rows) {
   std::vector<size_t> at(buckets + 1, 0);
-  for (const Value* v : tables)
-    for (int64_t k : v->part<const int64_t>(0)) ++at[bucket_of(hash_key(k), buckets) + 1];
+  for (const Value* v : tables) {
+    auto k = v->part<const int64_t>(0);
+    for (size_t r0 = 0; r0 < k.size(); r0 += kRowsPerStripe) {
+      size_t r1 = std::min(k.size(), r0 + kRowsPerStripe);
+      for (size_t r = r0; r < r1; ++r) ++at[bucket_of(hash_key(k[r]), buckets) + 1];
+      if (ctx.slice_over()) co_await ctx.yield();
+    }
+  }
   for (uint64_t b = 0; b < buckets; ++b) at[b + 1] += at[b];
   std::vector<size_t> next(at.begin(), at.end() - 1);
   for (const Value* v : tables) {
     std::array<const int64_t*, Cols> col;
     for (size_t c = 0; c < Cols; ++c) col[c] = v->part<const int64_t>(c).data();
     size_t n = v->part<const int64_t>(0).size();
-    for (size_t r = 0; r < n; ++r) {
-      RowOf<Cols>& out = rows[next[bucket_of(hash_key(col[0][r]), buckets)]++];
-      for (size_t c = 0; c < Cols; ++c) out[c] = col[c][r];
+    for (size_t r0 = 0; r0 < n; r0 += kRowsPerStripe) {
+      size_t r1 = std::min(n, r0 + kRowsPerStripe);
+      for (size_t r = r0; r < r1; ++r) {
+        RowOf<Cols>& out = rows[next[bucket_of(hash_key(col[0][r]), buckets)]++];
+        for (size_t c = 0; c < Cols; ++c) out[c] = col[c][r];
+      }
+      if (ctx.slice_over()) co_await ctx.yield();
     }
   }
-  return at;
+  co_return at;
 }
 
 }  // namespace commbench::app

@@ -1,5 +1,6 @@
 #include "workloads/hash_split.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -12,7 +13,7 @@ uint32_t partition_of(int64_t key, uint32_t partitions) {
   return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * partitions) >> 63);
 }
 
-Value split(const Value& table, uint32_t partitions) {
+Task<Value> split(TaskContext& ctx, const Value& table, uint32_t partitions) {
   const size_t cols = table.parts.size();
   if (cols == 0) throw std::invalid_argument("split: a table needs a key column");
   auto key = table.part<const int64_t>(0);
@@ -22,7 +23,11 @@ Value split(const Value& table, uint32_t partitions) {
   Value scratch = make_value({key.size() * 4});  // pooled: no fresh pages every run
   uint32_t* dest = scratch.part<uint32_t>(0).data();
   std::vector<size_t> count(partitions, 0);
-  for (size_t r = 0; r < key.size(); ++r) ++count[dest[r] = partition_of(key[r], partitions)];
+  for (size_t r0 = 0; r0 < key.size(); r0 += kRowsPerStripe) {
+    size_t r1 = std::min(key.size(), r0 + kRowsPerStripe);
+    for (size_t r = r0; r < r1; ++r) ++count[dest[r] = partition_of(key[r], partitions)];
+    if (ctx.slice_over()) co_await ctx.yield();
+  }
   std::vector<size_t> sizes;
   for (uint32_t q = 0; q < partitions; ++q) sizes.insert(sizes.end(), cols, count[q] * 8);
   Value out = make_value(std::span<const size_t>(sizes));
@@ -32,9 +37,13 @@ Value split(const Value& table, uint32_t partitions) {
   for (size_t c = 0; c < cols; ++c) {
     auto in = table.part<const int64_t>(c);
     for (uint32_t q = 0; q < partitions; ++q) at[q] = out.part<int64_t>(q * cols + c).data();
-    for (size_t r = 0; r < in.size(); ++r) *at[dest[r]]++ = in[r];
+    for (size_t r0 = 0; r0 < in.size(); r0 += kRowsPerStripe) {
+      size_t r1 = std::min(in.size(), r0 + kRowsPerStripe);
+      for (size_t r = r0; r < r1; ++r) *at[dest[r]]++ = in[r];
+      if (ctx.slice_over()) co_await ctx.yield();
+    }
   }
-  return out;
+  co_return out;
 }
 
 }  // namespace commbench::app

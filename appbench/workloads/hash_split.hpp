@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "distributed/functions.hpp"
 #include "distributed/value.hpp"
 
 namespace commbench::app {
@@ -16,6 +17,7 @@ uint32_t partition_of(int64_t key, uint32_t partitions);
 // Splits a table of int64 columns, the first the key, into `partitions` tables: with k
 // columns, parts q*k .. q*k+k-1 of the result are partition q's, rows in their original
 // order. Throws std::invalid_argument for a table without columns or with ragged ones.
-Value split(const Value& table, uint32_t partitions);
+// Hands the loop back between stripes of rows when its slice is over.
+Task<Value> split(TaskContext& ctx, const Value& table, uint32_t partitions);
 
 }  // namespace commbench::app

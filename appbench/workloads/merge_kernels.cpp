@@ -74,7 +74,8 @@ Value generate_other(const Params& p, uint64_t chunk) {
   return v;
 }
 
-Value hash_join(const std::vector<const Value*>& build, const std::vector<const Value*>& other) {
+Task<Value> hash_join(TaskContext& ctx, const std::vector<const Value*>& build,
+                      const std::vector<const Value*>& other) {
   size_t nb = 0, no = 0;
   for (const Value* v : build) nb += v->part<const int64_t>(0).size();
   for (const Value* v : other) no += v->part<const int64_t>(0).size();
@@ -85,8 +86,8 @@ Value hash_join(const std::vector<const Value*>& build, const std::vector<const 
   Value scratch = make_value({nb * sizeof(Row), no * sizeof(Row)});  // pooled, warm pages
   Row* brows = scratch.part<Row>(0).data();
   Row* orows = scratch.part<Row>(1).data();
-  std::vector<size_t> bat = scatter_by_bucket<2>(build, buckets, brows);
-  std::vector<size_t> oat = scatter_by_bucket<2>(other, buckets, orows);
+  std::vector<size_t> bat = co_await scatter_by_bucket<2>(ctx, build, buckets, brows);
+  std::vector<size_t> oat = co_await scatter_by_bucket<2>(ctx, other, buckets, orows);
   size_t largest = 0;
   for (uint64_t b = 0; b < buckets; ++b) largest = std::max(largest, bat[b + 1] - bat[b]);
   // Open addressing, linear probing, at most half full; key and payload side by side so a
@@ -122,9 +123,10 @@ Value hash_join(const std::vector<const Value*>& build, const std::vector<const 
           break;  // build keys are unique
         }
     }
+    if (ctx.slice_over()) co_await ctx.yield();  // a bucket is ~4096 rows: well inside a slice
   }
   for (auto& part : out.parts) part.size = m * 8;  // the allocation stays, the view shrinks
-  return out;
+  co_return out;
 }
 
 }  // namespace commbench::app::merge

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "distributed/functions.hpp"
 #include "distributed/value.hpp"
 
 namespace commbench::app::merge {
@@ -31,6 +32,8 @@ Value generate_other(const Params& p, uint64_t chunk);
 
 // Inner join on key of the build pieces with the other pieces (each a 2-column table):
 // the result has three columns (key, build payload, other payload).
-Value hash_join(const std::vector<const Value*>& build, const std::vector<const Value*>& other);
+// Hands the loop back between buckets when its slice is over.
+Task<Value> hash_join(TaskContext& ctx, const std::vector<const Value*>& build,
+                      const std::vector<const Value*>& other);
 
 }  // namespace commbench::app::merge

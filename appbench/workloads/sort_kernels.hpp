@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "distributed/functions.hpp"
 #include "distributed/value.hpp"
 
 namespace commbench::app::sort {
@@ -35,10 +36,11 @@ Value splitters(const std::vector<const Value*>& samples, uint32_t partitions);
 // Partition of a key: how many splitters are <= it (0 .. splitters).
 uint32_t range_of(int64_t key, const int64_t* splitters, size_t count);
 // Cuts the table into splitters + 1 ranges: parts 2q, 2q+1 are range q's columns.
-Value range_split(const Value& table, const Value& splitters);
+// (Both hand the loop back between stripes of rows when the slice is over.)
+Task<Value> range_split(TaskContext& ctx, const Value& table, const Value& splitters);
 // The rows of every piece (2 columns each), sorted by key (a bucket pass by key range,
 // then a sort per small bucket).
-Value sort_pieces(const std::vector<const Value*>& pieces);
+Task<Value> sort_pieces(TaskContext& ctx, const std::vector<const Value*>& pieces);
 
 // What validates a sorted partition.
 struct Summary {

@@ -3,7 +3,9 @@
 // the summaries counted directly from the generator, and a wrong sum, count or mean is
 // caught; the sample sort's pieces sort, do not overlap and keep the multiset of rows;
 // matmul's O(N^2) expected checksums agree with a naive product and catch one wrong
-// element. These are the checks the apps' validation rests on, so each is shown to fail.
+// element; merge's bucketed join finds exactly the expected matches. Kernels run on an event
+// loop with a zero slice, so every stripe yields. These are the checks the apps' validation
+// rests on, so each is shown to fail.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,14 +13,32 @@
 #include <random>
 
 #include "app_summary.hpp"
+#include "runtime/event_loop.hpp"
 #include "workloads/groupby_kernels.hpp"
 #include "workloads/hash_split.hpp"
 #include "workloads/matmul_kernels.hpp"
+#include "workloads/merge_kernels.hpp"
 #include "workloads/sort_kernels.hpp"
 
+using namespace commbench;
 using namespace commbench::app;
 
 namespace {
+
+// Runs a kernel coroutine to its end on a loop whose slice is 0 ns: every stripe hands the
+// loop back, so the yielding paths run too.
+class Kernels {
+ public:
+  template <typename T>
+  T operator()(Task<T> t) {
+    return loop_.run(std::move(t));
+  }
+  TaskContext& ctx() { return ctx_; }
+
+ private:
+  EventLoop loop_;
+  TaskContext ctx_{loop_, 0};
+};
 
 Value column_table(const std::vector<std::vector<int64_t>>& cols) {
   std::vector<size_t> sizes;
@@ -45,7 +65,9 @@ TEST(HashSplit, RowsStayWholeAndLandInTheirPartition) {
     a.push_back(i);
     b.push_back(-i);
   }
-  Value s = split(column_table({k, a, b}), 3);
+  Kernels run;
+  Value table = column_table({k, a, b});
+  Value s = run(split(run.ctx(), table, 3));
   ASSERT_EQ(s.parts.size(), 9u);
   size_t rows = 0;
   for (uint32_t q = 0; q < 3; ++q) {
@@ -61,26 +83,53 @@ TEST(HashSplit, RowsStayWholeAndLandInTheirPartition) {
     rows += pk.size();
   }
   EXPECT_EQ(rows, 1000u);
-  EXPECT_THROW(split(column_table({{1, 2}, {3}}), 2), std::invalid_argument);
+  Value ragged = column_table({{1, 2}, {3}});
+  EXPECT_THROW(run(split(run.ctx(), ragged, 2)), std::invalid_argument);
+}
+
+TEST(MergeKernels, BucketedJoinFindsExactlyTheMatchesAndKeepsPayloads) {
+  Kernels run;
+  merge::Params p{30000, 3, 0.3};
+  std::vector<Value> build, other;
+  for (uint64_t w = 0; w < p.chunks; ++w) {
+    build.push_back(merge::generate_build(p, w));
+    other.push_back(merge::generate_other(p, w));
+  }
+  std::vector<const Value*> b, o;
+  for (auto& v : build) b.push_back(&v);
+  for (auto& v : other) o.push_back(&v);
+  Value joined = run(merge::hash_join(run.ctx(), b, o));
+  auto k = joined.part<const int64_t>(0);
+  auto bp = joined.part<const int64_t>(1);
+  EXPECT_EQ(k.size(), p.expected_rows());
+  // Each match carries its build row's payload: key L*w + r has build payload[r] of chunk w.
+  for (size_t i = 0; i < k.size(); i += 997) {
+    auto w = static_cast<size_t>(k[i]) / p.rows, r = static_cast<size_t>(k[i]) % p.rows;
+    EXPECT_EQ(bp[i], build[w].part<const int64_t>(1)[r]);
+  }
 }
 
 class GroupbyKernels : public ::testing::Test {
  protected:
   groupby::Params p{5000, 3, 1700, uint64_t{1} << 30};
+  Kernels run;
 
   // The app's graph without the runtime: partial per chunk, split, final per partition.
   std::vector<Value> run_pipeline() {
     auto n = static_cast<uint32_t>(p.chunks);
     std::vector<Value> splits;
-    for (uint64_t w = 0; w < p.chunks; ++w)
-      splits.push_back(split(groupby::partial_aggregate(groupby::generate(p, w), p.groups), n));
+    for (uint64_t w = 0; w < p.chunks; ++w) {
+      Value chunk = groupby::generate(p, w);
+      Value partial = run(groupby::partial_aggregate(run.ctx(), chunk, p.groups));
+      splits.push_back(run(split(run.ctx(), partial, n)));
+    }
     std::vector<Value> out;
     for (uint32_t q = 0; q < n; ++q) {
       std::vector<Value> pieces;
       for (const auto& s : splits) pieces.push_back(piece(s, q, 3));
       std::vector<const Value*> ptrs;
       for (const auto& v : pieces) ptrs.push_back(&v);
-      out.push_back(groupby::final_aggregate(ptrs, p.groups));
+      out.push_back(run(groupby::final_aggregate(run.ctx(), ptrs, p.groups)));
     }
     return out;
   }
@@ -113,10 +162,12 @@ TEST_F(GroupbyKernels, AWrongSumCountOrMeanIsCaught) {
 }
 
 TEST_F(GroupbyKernels, TooManyKeysForTheBoundIsAnErrorNotAHang) {
-  EXPECT_THROW(groupby::partial_aggregate(groupby::generate(p, 0), 10), std::runtime_error);
+  Value chunk = groupby::generate(p, 0);
+  EXPECT_THROW(run(groupby::partial_aggregate(run.ctx(), chunk, 10)), std::runtime_error);
 }
 
 TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
+  Kernels run;
   sort::Params p{20000, 4, 64};
   std::vector<Value> chunks, samples;
   for (uint64_t w = 0; w < p.chunks; ++w) {
@@ -128,7 +179,7 @@ TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
   Value splitters = sort::splitters(sp, 4);
   ASSERT_EQ(splitters.part<const int64_t>(0).size(), 3u);
   std::vector<Value> splits;
-  for (const auto& c : chunks) splits.push_back(sort::range_split(c, splitters));
+  for (const auto& c : chunks) splits.push_back(run(sort::range_split(run.ctx(), c, splitters)));
   uint64_t rows = 0, checksum = 0;
   int64_t prev_max = -1;
   for (uint32_t q = 0; q < 4; ++q) {
@@ -136,7 +187,7 @@ TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
     for (const auto& s : splits) pieces.push_back(piece(s, q, 2));
     std::vector<const Value*> ptrs;
     for (const auto& v : pieces) ptrs.push_back(&v);
-    sort::Summary s = sort::summarize(sort::sort_pieces(ptrs));
+    sort::Summary s = sort::summarize(run(sort::sort_pieces(run.ctx(), ptrs)));
     EXPECT_EQ(s.unsorted, 0u);
     EXPECT_GT(s.rows, 20000u / 2) << "splitters from samples balance the partitions";
     EXPECT_GE(s.min, prev_max);
@@ -150,6 +201,7 @@ TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
 }
 
 TEST(SortKernels, BucketSortAgreesWithStdSortAndTheChecksValidate) {
+  Kernels run;
   std::mt19937_64 rng(7);
   std::vector<int64_t> k(5000), v(5000);
   for (size_t i = 0; i < k.size(); ++i) {
@@ -159,7 +211,7 @@ TEST(SortKernels, BucketSortAgreesWithStdSortAndTheChecksValidate) {
   }
   Value t = column_table({k, v});
   std::vector<const Value*> one{&t};
-  Value sorted = sort::sort_pieces(one);
+  Value sorted = run(sort::sort_pieces(run.ctx(), one));
   std::vector<int64_t> want = k;
   std::sort(want.begin(), want.end());
   auto got = sorted.part<const int64_t>(0);
