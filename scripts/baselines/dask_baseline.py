@@ -53,7 +53,7 @@ PROFILES = {
              "mm": (1024, 256), "runs": 3},
     "quick": {"sizes": SPARSE_LATENCY_SIZES, "iters": 500, "ts": (8192, 2048),
               "rows": 1_000_000, "groupby": 1_000_000, "groups": 1_000_000, "sort": 1_000_000,
-              "mm": (4096, 1024), "runs": 3},
+              "mm": (2048, 512), "runs": 3},
     "full": {"sizes": [1 << i for i in range(0, 21)], "iters": 2000, "ts": (16384, 4096),
              "rows": 4_000_000, "groupby": 4_000_000, "groups": 4_000_000, "sort": 4_000_000,
              "mm": (8192, 2048), "runs": 5},
