@@ -7,6 +7,7 @@
 // same library Debian's numpy hands Dask, so the comparison isolates the runtime. Then,
 // untimed, each block's checksum is reduced to the client and compared with the value
 // computed from the generator alone (matmul_kernels.hpp says how, without multiplying).
+#include <algorithm>
 #include <cstring>
 
 #include "app_session.hpp"
@@ -21,8 +22,13 @@ using matmul::Grid;
 namespace {
 
 // Rows of a block product per BLAS call: the event loop gets a turn between calls, so
-// transfers keep moving while a block is multiplied (a 1024^2 product is ~30 ms).
-constexpr uint64_t kPanel = 128;
+// transfers keep moving while a block is multiplied. About 2^25 multiply-adds (a few ms)
+// per call: 128 rows of a 512^2 block, 32 of a 1024^2 one, at least 16.
+uint64_t panel_rows(uint64_t c) {
+  return std::clamp<uint64_t>((uint64_t{1} << 25) / (c * c), 16, 512);
+}
+// At most this many blocks per dimension: the graph has nb^3 partial products.
+constexpr uint64_t kMaxBlocks = 64;
 
 Grid grid_of(const std::vector<uint64_t>& a) {
   return Grid{a.at(0), a.at(1)};
@@ -53,10 +59,11 @@ Task<Value> partial(TaskContext& ctx, const std::vector<const Value*>& deps,
   checked_block(b, g, "an x block");
   Value v = make_value({g.c * g.c * sizeof(double)});
   double* out = v.part<double>(0).data();
-  for (uint64_t r = 0; r < g.c; r += kPanel) {
+  const uint64_t panel = panel_rows(g.c);
+  for (uint64_t r = 0; r < g.c; r += panel) {
     matmul::multiply_transposed_rows(out, a.part<const double>(0).data(),
                                      b.part<const double>(0).data(), g.c, r,
-                                     std::min(g.c, r + kPanel));
+                                     std::min(g.c, r + panel));
     if (ctx.slice_over()) co_await ctx.yield();
   }
   co_return v;
@@ -72,8 +79,9 @@ Task<Value> sum(TaskContext& ctx, const std::vector<const Value*>& deps,
   std::memcpy(y, checked_block(*deps.at(0), g, "a partial").parts[0].data, count * sizeof(double));
   for (size_t k = 1; k < deps.size(); ++k) {
     const double* p = checked_block(*deps[k], g, "a partial").part<const double>(0).data();
-    for (size_t at = 0; at < count; at += kPanel * g.c) {
-      matmul::accumulate(y + at, p + at, std::min(count - at, kPanel * g.c));
+    const size_t step = size_t{1} << 18;  // 2 MiB of each partial per turn
+    for (size_t at = 0; at < count; at += step) {
+      matmul::accumulate(y + at, p + at, std::min(count - at, step));
       if (ctx.slice_over()) co_await ctx.yield();
     }
   }
@@ -126,6 +134,10 @@ int main(int argc, char** argv) {
           throw std::invalid_argument("--chunk (" + std::to_string(c) +
                                       ") does not divide --size (" + std::to_string(n) +
                                       "): blocks must be square and equal");
+        if (n / c > kMaxBlocks)
+          throw std::invalid_argument("--size / --chunk = " + std::to_string(n / c) +
+                                      " blocks per dimension; at most " +
+                                      std::to_string(kMaxBlocks) + " (the graph has nb^3 tasks)");
       });
   matmul::use_one_blas_thread();
   s.functions().add("matmul.make_x", make_x);
@@ -150,6 +162,9 @@ int main(int argc, char** argv) {
   return s.run([&](Client& client) -> Task<void> {
     int W = client.workers();
     auto args = [&](uint64_t i, uint64_t j) { return pack_u64({n, c, i, j}); };
+    // Row-major runs per worker, as transpose_sum (and Dask's co-assignment) places them:
+    // round-robin would put x(i, k) and x(j, k) on one worker whenever W divides nb, and no
+    // partial product would fetch anything.
     std::vector<TaskSpec> xs;
     for (uint64_t i = 0; i < nb; ++i)
       for (uint64_t k = 0; k < nb; ++k)
@@ -157,7 +172,7 @@ int main(int argc, char** argv) {
                       "matmul.make_x",
                       {},
                       args(i, k),
-                      static_cast<int32_t>((i * nb + k) % static_cast<uint64_t>(W))});
+                      static_cast<int32_t>((i * nb + k) * static_cast<uint64_t>(W) / (nb * nb))});
     co_await client.compute(std::move(xs));
     uint64_t t0 = EventLoop::now_ns();
     std::vector<uint64_t> expected = matmul::expected_checksums(g);

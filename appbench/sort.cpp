@@ -168,8 +168,9 @@ int main(int argc, char** argv) {
         total += w[0];
         checksum += w[4];
         if (w[0] == 0) continue;
-        // Globally sorted: this partition starts at or after the last one ended.
-        if (have_prev && static_cast<int64_t>(w[1]) < prev_max) ++rec.wrong;
+        // Globally sorted: this partition starts after the last one ended (equal keys always
+        // land in one partition, so a key in two partitions is wrong too).
+        if (have_prev && static_cast<int64_t>(w[1]) <= prev_max) ++rec.wrong;
         have_prev = true;
         prev_max = static_cast<int64_t>(w[2]);
       }

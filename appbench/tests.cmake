@@ -76,8 +76,8 @@ endforeach()
 # The summary every app ends with (dask-cuda style): medians with their spread, and the
 # bandwidth of each worker pair.
 _appbench_test(appbench.summary_table zero "summary of 2 timed runs.*\\(0,1\\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+.*\\(1,0\\)" 120
-               ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:sort> --backend tcp --timeout 100
-               ${_args_sort})
+               ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:merge> --backend tcp --timeout 100
+               ${_args_merge})
 
 # Teardown with readers still suspended: at this size the scheduler's rank usually ends
 # while it is still reading a worker connection that has not hung up yet; before the
@@ -152,6 +152,7 @@ _appbench_bad(matmul_chunk_zero 3 matmul "--chunk: Value 0 not in range" -c 0)
 _appbench_bad(matmul_chunk_negative 3 matmul "--chunk: Value -8 not in range" -c -8)
 _appbench_bad(matmul_chunk_not_dividing 3 matmul "--chunk \\(300\\) does not divide --size \\(1000\\)" -n 1000 -c 300)
 _appbench_bad(matmul_chunk_above_size 3 matmul "--chunk \\(2048\\) exceeds --size \\(1024\\)" -n 1024 -c 2048)
+_appbench_bad(matmul_too_many_blocks 3 matmul "--size / --chunk = 1024 blocks per dimension; at most 64" -n 1024 -c 1)
 _appbench_bad(matmul_size_beyond_memory 3 matmul "--size 1000000 --chunk 1000 needs about [0-9]+ MiB per worker" -n 1000000 -c 1000)
 
 # The event loop's idle options reach every app as they reach the microbenchmarks (one

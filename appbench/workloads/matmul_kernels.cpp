@@ -38,13 +38,18 @@ void accumulate(double* y, const double* p, size_t count) {
 
 uint64_t checksum_block(const double* y, const Grid& g, uint64_t bi, uint64_t bj) {
   uint64_t sum = 0;
+  uint64_t fractional = 0;  // y must hold integers: a fraction means a wrong product
   for (uint64_t r = 0; r < g.c; ++r) {
     uint64_t row = 0;
-    for (uint64_t c = 0; c < g.c; ++c)
-      row += static_cast<uint64_t>(static_cast<int64_t>(y[r * g.c + c])) * v_weight(bj * g.c + c);
+    for (uint64_t c = 0; c < g.c; ++c) {
+      double v = y[r * g.c + c];
+      auto iv = static_cast<int64_t>(v);
+      fractional += static_cast<double>(iv) != v;
+      row += static_cast<uint64_t>(iv) * v_weight(bj * g.c + c);
+    }
     sum += row * u_weight(bi * g.c + r);
   }
-  return sum;
+  return fractional == 0 ? sum : ~sum;  // never the expected value when anything is off
 }
 
 std::vector<uint64_t> expected_checksums(const Grid& g) {

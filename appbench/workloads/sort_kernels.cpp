@@ -1,6 +1,7 @@
 #include "workloads/sort_kernels.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
@@ -26,11 +27,14 @@ Task<void> bucket_sort(TaskContext& ctx, const Row* in, Row* out, size_t n, int6
                        int64_t hi) {
   // The bucket is the top bits of the key's offset from lo: a shift, no division.
   uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  int shift = 0;
   size_t buckets = 1;
   while (buckets < 2048 && n / buckets > 512) buckets <<= 1;
-  while ((range >> shift) >= buckets) ++shift;
-  auto bucket = [lo, shift](int64_t key) {
+  // The smallest shift with range >> shift < buckets; 64 (one bucket over the whole int64
+  // range) would be an undefined shift, so that case puts every key in bucket 0.
+  int shift = std::max(
+      0, static_cast<int>(std::bit_width(range)) - static_cast<int>(std::countr_zero(buckets)));
+  auto bucket = [lo, shift](int64_t key) -> size_t {
+    if (shift >= 64) return 0;
     return static_cast<size_t>((static_cast<uint64_t>(key) - static_cast<uint64_t>(lo)) >> shift);
   };
   std::vector<size_t> at(buckets + 1, 0);
@@ -140,9 +144,12 @@ Task<Value> sort_pieces(TaskContext& ctx, const std::vector<const Value*>& piece
     if (p->parts.size() != 2) throw std::runtime_error("sort: a piece needs 2 columns");
     auto k = p->part<const int64_t>(0);
     n += k.size();
-    for (int64_t key : k) {
-      lo = std::min(lo, key);
-      hi = std::max(hi, key);
+    for (size_t i0 = 0; i0 < k.size(); i0 += kRowsPerStripe) {
+      for (size_t i = i0; i < std::min(k.size(), i0 + kRowsPerStripe); ++i) {
+        lo = std::min(lo, k[i]);
+        hi = std::max(hi, k[i]);
+      }
+      if (ctx.slice_over()) co_await ctx.yield();
     }
   }
   Value scratch = make_value({n * sizeof(Row), n * sizeof(Row)});  // pooled, warm pages
@@ -152,8 +159,11 @@ Task<Value> sort_pieces(TaskContext& ctx, const std::vector<const Value*>& piece
   for (const Value* p : pieces) {
     auto k = p->part<const int64_t>(0);
     auto v = p->part<const int64_t>(1);
-    for (size_t i = 0; i < k.size(); ++i) rows[at++] = Row{k[i], v[i]};
-    if (ctx.slice_over()) co_await ctx.yield();
+    for (size_t i0 = 0; i0 < k.size(); i0 += kRowsPerStripe) {
+      for (size_t i = i0; i < std::min(k.size(), i0 + kRowsPerStripe); ++i)
+        rows[at++] = Row{k[i], v[i]};
+      if (ctx.slice_over()) co_await ctx.yield();
+    }
   }
   if (n > 0) co_await bucket_sort(ctx, rows, sorted, n, lo, hi);
   Value out = make_value({n * 8, n * 8});

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <random>
 
@@ -190,7 +191,7 @@ TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
     sort::Summary s = sort::summarize(run(sort::sort_pieces(run.ctx(), ptrs)));
     EXPECT_EQ(s.unsorted, 0u);
     EXPECT_GT(s.rows, 20000u / 2) << "splitters from samples balance the partitions";
-    EXPECT_GE(s.min, prev_max);
+    EXPECT_GT(s.min, prev_max);
     prev_max = s.max;
     rows += s.rows;
     checksum += s.checksum;
@@ -229,6 +230,24 @@ TEST(SortKernels, BucketSortAgreesWithStdSortAndTheChecksValidate) {
   EXPECT_NE(sort::summarize(sorted).checksum, before.checksum);
 }
 
+TEST(SortKernels, ExtremeKeysSortWithoutOverflow) {
+  Kernels run;
+  for (size_t n : {size_t{3}, size_t{500}, size_t{5000}}) {
+    std::vector<int64_t> k, v;
+    for (size_t i = 0; i < n; ++i) {
+      k.push_back(i % 3 == 0 ? INT64_MIN + static_cast<int64_t>(i)
+                             : (i % 3 == 1 ? INT64_MAX - static_cast<int64_t>(i) : 0));
+      v.push_back(static_cast<int64_t>(i));
+    }
+    Value t = column_table({k, v});
+    std::vector<const Value*> one{&t};
+    Value sorted = run(sort::sort_pieces(run.ctx(), one));
+    std::sort(k.begin(), k.end());
+    auto got = sorted.part<const int64_t>(0);
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), k.begin(), k.end())) << n << " rows";
+  }
+}
+
 TEST(MatmulKernels, ExpectedChecksumsMatchANaiveProductAndCatchOneWrongElement) {
   matmul::Grid g{48, 16};
   uint64_t nb = g.blocks();
@@ -255,6 +274,8 @@ TEST(MatmulKernels, ExpectedChecksumsMatchANaiveProductAndCatchOneWrongElement) 
         }
       EXPECT_EQ(matmul::checksum_block(y.data(), g, bi, bj), expected[bi * nb + bj]);
       y[7] += 1;
+      EXPECT_NE(matmul::checksum_block(y.data(), g, bi, bj), expected[bi * nb + bj]);
+      y[7] -= 0.75;  // off by a fraction: truncation alone would not see it
       EXPECT_NE(matmul::checksum_block(y.data(), g, bi, bj), expected[bi * nb + bj]);
     }
 }

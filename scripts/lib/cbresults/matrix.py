@@ -46,7 +46,7 @@ PROFILES = {
         "merge": {"rows_per_chunk": 1000000},
         "groupby": {"rows_per_chunk": 1000000, "groups": 1000000},
         "sort": {"rows_per_chunk": 1000000},
-        "matmul": {"n": 2048, "chunk": 512},  # 512 partial products: seconds per sweep
+        "matmul": {"n": 2048, "chunk": 512},  # 64 partial products: seconds per sweep
     },
     "full": {  # the paper's sizes where a 24 GiB machine allows
         "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "10000", "--iters-large",
