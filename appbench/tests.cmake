@@ -153,7 +153,7 @@ _appbench_bad(matmul_chunk_negative 3 matmul "--chunk: Value -8 not in range" -c
 _appbench_bad(matmul_chunk_not_dividing 3 matmul "--chunk \\(300\\) does not divide --size \\(1000\\)" -n 1000 -c 300)
 _appbench_bad(matmul_chunk_above_size 3 matmul "--chunk \\(2048\\) exceeds --size \\(1024\\)" -n 1024 -c 2048)
 _appbench_bad(matmul_too_many_blocks 3 matmul "--size / --chunk = 1024 blocks per dimension; at most 64" -n 1024 -c 1)
-_appbench_bad(matmul_size_beyond_memory 3 matmul "--size 1000000 --chunk 1000 needs about [0-9]+ MiB per worker" -n 1000000 -c 1000)
+_appbench_bad(matmul_size_beyond_memory 3 matmul "--size 1048576 --chunk 16384 needs about [0-9]+ MiB per worker" -n 1048576 -c 16384)
 
 # The event loop's idle options reach every app as they reach the microbenchmarks (one
 # run layer, harness/run_selection.hpp): a loop that blocks as soon as it is idle and
