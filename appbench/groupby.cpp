@@ -44,10 +44,7 @@ Task<Value> final_agg(TaskContext& ctx, const std::vector<const Value*>& deps,
 Task<Value> summary(TaskContext&, const std::vector<const Value*>& deps,
                     std::span<const std::byte>) {
   groupby::Summary s = groupby::summarize(*deps.at(0));
-  uint64_t out[3] = {s.groups, s.checksum, s.bad_means};
-  Value v = make_value({sizeof out});
-  std::memcpy(v.parts[0].data, out, sizeof out);
-  co_return v;
+  co_return words_value({s.groups, s.checksum, s.bad_means});
 }
 
 std::string key(const std::string& prefix, uint64_t i) {
@@ -147,9 +144,8 @@ int main(int argc, char** argv) {
       auto values = co_await client.gather(sum_keys);
       for (uint64_t q = 0; q < n; ++q) {
         uint64_t got[3] = {0, 0, 0};
-        if (values[q].nbytes() == sizeof got) std::memcpy(got, values[q].parts[0].data, sizeof got);
-        groupby::Summary g{got[0], got[1], got[2]};
-        if (values[q].nbytes() != sizeof got || !(g == expected[q])) ++rec.wrong;
+        bool ok = value_words(values[q], got);
+        if (!ok || !(groupby::Summary{got[0], got[1], got[2]} == expected[q])) ++rec.wrong;
       }
       rec.rows = static_cast<double>(p.total_rows());
       co_return sum_keys;

@@ -33,14 +33,6 @@ struct Runner {
   TaskContext ctx{loop, uint64_t{1} << 62};
 };
 
-Value view(const Value& split_table, size_t q, size_t cols) {
-  Value v;
-  v.owner = split_table.owner;
-  v.parts.assign(split_table.parts.begin() + static_cast<ptrdiff_t>(q * cols),
-                 split_table.parts.begin() + static_cast<ptrdiff_t>((q + 1) * cols));
-  return v;
-}
-
 void BM_Memcpy256MiB(benchmark::State& state) {
   std::vector<char> a(size_t{256} << 20, 1), b(a.size(), 2);
   for (auto _ : state) {
@@ -75,8 +67,8 @@ void BM_MergeWorkerShare(benchmark::State& state) {
   Value sb1 = run(split(run.ctx, b1, 2)), so1 = run(split(run.ctx, o1, 2));
   for (auto _ : state) {
     Value sb0 = run(split(run.ctx, b0, 2)), so0 = run(split(run.ctx, o0, 2));
-    Value pb0 = view(sb0, 0, 2), pb1 = view(sb1, 0, 2), po0 = view(so0, 0, 2),
-          po1 = view(so1, 0, 2);
+    Value pb0 = piece_view(sb0, 0, 2), pb1 = piece_view(sb1, 0, 2), po0 = piece_view(so0, 0, 2),
+          po1 = piece_view(so1, 0, 2);
     std::vector<const Value*> build{&pb0, &pb1}, other{&po0, &po1};
     benchmark::DoNotOptimize(run(merge::hash_join(run.ctx, build, other)).parts.data());
   }
@@ -91,7 +83,7 @@ void BM_GroupbyWorkerShare(benchmark::State& state) {
   for (auto _ : state) {
     Value part = run(groupby::partial_aggregate(run.ctx, c0, p.groups));
     Value sp = run(split(run.ctx, part, 2));
-    Value q0 = view(sp, 0, 3), q1 = view(sp, 1, 3);  // stands in for the peer's piece
+    Value q0 = piece_view(sp, 0, 3), q1 = piece_view(sp, 1, 3);  // stands in for the peer's piece
     std::vector<const Value*> pieces{&q0, &q1};
     benchmark::DoNotOptimize(run(groupby::final_aggregate(run.ctx, pieces, p.groups)).parts.data());
   }
@@ -108,7 +100,7 @@ void BM_SortWorkerShare(benchmark::State& state) {
   Value r1 = run(sort::range_split(run.ctx, c1, spl));
   for (auto _ : state) {
     Value r0 = run(sort::range_split(run.ctx, c0, spl));
-    Value p0 = view(r0, 0, 2), p1 = view(r1, 0, 2);
+    Value p0 = piece_view(r0, 0, 2), p1 = piece_view(r1, 0, 2);
     std::vector<const Value*> pieces{&p0, &p1};
     benchmark::DoNotOptimize(run(sort::sort_pieces(run.ctx, pieces)).parts.data());
   }

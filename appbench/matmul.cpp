@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "app_session.hpp"
+#include "block_graph.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
 #include "workloads/matmul_kernels.hpp"
@@ -94,13 +95,7 @@ Task<Value> checksum(TaskContext&, const std::vector<const Value*>& deps,
   Grid g = grid_of(a);
   uint64_t c = matmul::checksum_block(
       checked_block(*deps.at(0), g, "a y block").part<const double>(0).data(), g, a.at(2), a.at(3));
-  Value v = make_value({sizeof c});
-  std::memcpy(v.parts[0].data, &c, sizeof c);
-  co_return v;
-}
-
-std::string key(const std::string& prefix, uint64_t i, uint64_t j) {
-  return prefix + "-" + std::to_string(i) + "-" + std::to_string(j);
+  co_return words_value({c});
 }
 
 }  // namespace
@@ -162,17 +157,11 @@ int main(int argc, char** argv) {
   return s.run([&](Client& client) -> Task<void> {
     int W = client.workers();
     auto args = [&](uint64_t i, uint64_t j) { return pack_u64({n, c, i, j}); };
-    // Row-major runs per worker, as transpose_sum (and Dask's co-assignment) places them:
-    // round-robin would put x(i, k) and x(j, k) on one worker whenever W divides nb, and no
-    // partial product would fetch anything.
     std::vector<TaskSpec> xs;
     for (uint64_t i = 0; i < nb; ++i)
       for (uint64_t k = 0; k < nb; ++k)
-        xs.push_back({key("x", i, k),
-                      "matmul.make_x",
-                      {},
-                      args(i, k),
-                      static_cast<int32_t>((i * nb + k) * static_cast<uint64_t>(W) / (nb * nb))});
+        xs.push_back(
+            {block_key("x", i, k), "matmul.make_x", {}, args(i, k), block_holder(i, k, nb, W)});
     co_await client.compute(std::move(xs));
     uint64_t t0 = EventLoop::now_ns();
     std::vector<uint64_t> expected = matmul::expected_checksums(g);
@@ -186,31 +175,18 @@ int main(int argc, char** argv) {
         for (uint64_t j = 0; j < nb; ++j) {
           std::vector<std::string> parts;
           for (uint64_t k = 0; k < nb; ++k) {
-            std::vector<std::string> deps{key("x", i, k)};
-            if (i != j) deps.push_back(key("x", j, k));
-            parts.push_back(key(t + "-p" + std::to_string(k), i, j));
+            std::vector<std::string> deps{block_key("x", i, k)};
+            if (i != j) deps.push_back(block_key("x", j, k));
+            parts.push_back(block_key(t + "-p" + std::to_string(k), i, j));
             tasks.push_back({parts.back(), "matmul.partial", deps, args(i, j), -1});
           }
-          tasks.push_back({key(t + "-y", i, j), "matmul.sum", parts, args(i, j), -1});
+          tasks.push_back({block_key(t + "-y", i, j), "matmul.sum", parts, args(i, j), -1});
         }
       return tasks;
     };
     auto check = [&](size_t r, RunRecord& rec) -> Task<std::vector<KeyInfo>> {
-      std::string t = "r" + std::to_string(r);
-      std::vector<TaskSpec> sums;
-      for (uint64_t i = 0; i < nb; ++i)
-        for (uint64_t j = 0; j < nb; ++j)
-          sums.push_back(
-              {key(t + "-sum", i, j), "matmul.checksum", {key(t + "-y", i, j)}, args(i, j), -1});
-      auto sum_keys = co_await client.compute(std::move(sums));
-      auto values = co_await client.gather(sum_keys);
-      for (uint64_t b = 0; b < nb * nb; ++b) {
-        uint64_t got = 0;
-        if (values[b].nbytes() == sizeof got)
-          std::memcpy(&got, values[b].parts[0].data, sizeof got);
-        if (values[b].nbytes() != sizeof got || got != expected[b]) ++rec.wrong;
-      }
-      co_return sum_keys;
+      return check_block_checksums(client, "r" + std::to_string(r) + "-y", "matmul.checksum", n, c,
+                                   nb, expected, rec);
     };
     co_await s.repeat(client, graph, check);
   });

@@ -17,15 +17,7 @@ Task<Value> hash_split_task(TaskContext& ctx, const std::vector<const Value*>& d
 Task<Value> piece_task(TaskContext&, const std::vector<const Value*>& deps,
                        std::span<const std::byte> args) {
   auto a = unpack_u64(args);
-  uint64_t q = a.at(0), cols = a.at(1);
-  const Value& s = *deps.at(0);
-  if (cols == 0 || (q + 1) * cols > s.parts.size())
-    throw std::runtime_error("shuffle.piece: no partition " + std::to_string(q));
-  Value v;
-  v.owner = s.owner;
-  v.parts.assign(s.parts.begin() + static_cast<ptrdiff_t>(q * cols),
-                 s.parts.begin() + static_cast<ptrdiff_t>((q + 1) * cols));
-  co_return v;
+  co_return piece_view(*deps.at(0), a.at(0), a.at(1));
 }
 
 }  // namespace

@@ -48,11 +48,8 @@ Task<Value> sort_partition(TaskContext& ctx, const std::vector<const Value*>& de
 Task<Value> summary(TaskContext&, const std::vector<const Value*>& deps,
                     std::span<const std::byte>) {
   sort::Summary s = sort::summarize(*deps.at(0));
-  uint64_t out[kSummaryWords] = {s.rows, static_cast<uint64_t>(s.min), static_cast<uint64_t>(s.max),
-                                 s.unsorted, s.checksum};
-  Value v = make_value({sizeof out});
-  std::memcpy(v.parts[0].data, out, sizeof out);
-  co_return v;
+  co_return words_value(
+      {s.rows, static_cast<uint64_t>(s.min), static_cast<uint64_t>(s.max), s.unsorted, s.checksum});
 }
 
 std::string key(const std::string& prefix, uint64_t i) {
@@ -159,11 +156,10 @@ int main(int argc, char** argv) {
       int64_t prev_max = 0;
       for (uint64_t q = 0; q < n; ++q) {
         uint64_t w[kSummaryWords] = {};
-        if (values[q].nbytes() != sizeof w) {
+        if (!value_words(values[q], w)) {
           ++rec.wrong;
           continue;
         }
-        std::memcpy(w, values[q].parts[0].data, sizeof w);
         rec.wrong += w[3];  // pairs out of order inside the partition
         total += w[0];
         checksum += w[4];

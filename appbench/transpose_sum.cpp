@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "app_session.hpp"
+#include "block_graph.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
 #include "workloads/transpose_kernels.hpp"
@@ -65,13 +66,7 @@ Task<Value> checksum(TaskContext&, const std::vector<const Value*>& deps,
   Grid g = grid_of(a);
   uint64_t sum =
       transpose::checksum_block(deps.at(0)->part<const double>(0).data(), g, a.at(2), a.at(3));
-  Value v = make_value({sizeof sum});
-  std::memcpy(v.parts[0].data, &sum, sizeof sum);
-  co_return v;
-}
-
-std::string key(const char* prefix, uint64_t i, uint64_t j) {
-  return std::string(prefix) + "-" + std::to_string(i) + "-" + std::to_string(j);
+  co_return words_value({sum});
 }
 
 }  // namespace
@@ -123,16 +118,11 @@ int main(int argc, char** argv) {
   return s.run([&](Client& client) -> Task<void> {
     int W = client.workers();
     auto args = [&](uint64_t i, uint64_t j) { return pack_u64({n, c, i, j}); };
-    // Blocks in row-major order, in contiguous runs per worker (as Dask co-assigns root
-    // tasks). Round-robin (i * nb + j) mod W would put x(i, j) and its partner x(j, i) on
-    // the same worker whenever nb = 1 mod W (4 x 4 blocks on 3 workers): no traffic at all.
-    auto holder = [&](uint64_t i, uint64_t j) {
-      return static_cast<int32_t>((i * nb + j) * static_cast<uint64_t>(W) / (nb * nb));
-    };
     std::vector<TaskSpec> xs;
     for (uint64_t i = 0; i < nb; ++i)
       for (uint64_t j = 0; j < nb; ++j)
-        xs.push_back({key("x", i, j), "transpose.make_x", {}, args(i, j), holder(i, j)});
+        xs.push_back(
+            {block_key("x", i, j), "transpose.make_x", {}, args(i, j), block_holder(i, j, nb, W)});
     co_await client.compute(std::move(xs));
     uint64_t t0 = EventLoop::now_ns();
     std::vector<uint64_t> expected = transpose::expected_checksums(g);
@@ -144,32 +134,16 @@ int main(int argc, char** argv) {
       std::vector<TaskSpec> ys;
       for (uint64_t i = 0; i < nb; ++i)
         for (uint64_t j = 0; j < nb; ++j) {
-          std::vector<std::string> deps{key("x", i, j)};
-          if (i != j) deps.push_back(key("x", j, i));
-          ys.push_back({key(tag.c_str(), i, j), "transpose.add", deps, args(i, j), -1});
+          std::vector<std::string> deps{block_key("x", i, j)};
+          if (i != j) deps.push_back(block_key("x", j, i));
+          ys.push_back({block_key(tag.c_str(), i, j), "transpose.add", deps, args(i, j), -1});
         }
       return ys;
     };
     // Each block's checksum, reduced to the client and compared with the generator's.
     auto check = [&](size_t r, RunRecord& rec) -> Task<std::vector<KeyInfo>> {
-      std::string tag = "y" + std::to_string(r), ctag = "sum" + std::to_string(r);
-      std::vector<TaskSpec> sums;
-      for (uint64_t i = 0; i < nb; ++i)
-        for (uint64_t j = 0; j < nb; ++j)
-          sums.push_back({key(ctag.c_str(), i, j),
-                          "transpose.checksum",
-                          {key(tag.c_str(), i, j)},
-                          args(i, j),
-                          -1});
-      auto sum_keys = co_await client.compute(std::move(sums));
-      auto values = co_await client.gather(sum_keys);
-      for (uint64_t b = 0; b < nb * nb; ++b) {
-        uint64_t got = 0;
-        if (values[b].nbytes() == sizeof got)
-          std::memcpy(&got, values[b].parts[0].data, sizeof got);
-        if (values[b].nbytes() != sizeof got || got != expected[b]) ++rec.wrong;
-      }
-      co_return sum_keys;
+      return check_block_checksums(client, "y" + std::to_string(r), "transpose.checksum", n, c, nb,
+                                   expected, rec);
     };
     co_await s.repeat(client, graph, check);
   });

@@ -1,6 +1,7 @@
 #include "distributed/value.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
@@ -21,6 +22,18 @@ Value make_value(std::span<const size_t> part_sizes) {
   }
   v.owner = std::move(storage);
   return v;
+}
+
+Value words_value(std::span<const uint64_t> words) {
+  Value v = make_value({words.size_bytes()});
+  if (!words.empty()) std::memcpy(v.parts[0].data, words.data(), words.size_bytes());
+  return v;
+}
+
+bool value_words(const Value& v, std::span<uint64_t> out) {
+  if (v.parts.size() != 1 || v.parts[0].size != out.size_bytes()) return false;
+  if (!out.empty()) std::memcpy(out.data(), v.parts[0].data, out.size_bytes());
+  return true;
 }
 
 namespace {

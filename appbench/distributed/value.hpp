@@ -34,6 +34,14 @@ inline Value make_value(std::initializer_list<size_t> part_sizes) {
   return make_value(std::span<const size_t>(part_sizes.begin(), part_sizes.size()));
 }
 
+// A small result of fixed-width words (a checksum, a summary) as a one-part value, and
+// back: value_words fills `out` and says whether the value had exactly that many words.
+Value words_value(std::span<const uint64_t> words);
+inline Value words_value(std::initializer_list<uint64_t> words) {
+  return words_value(std::span<const uint64_t>(words.begin(), words.size()));
+}
+bool value_words(const Value& v, std::span<uint64_t> out);
+
 // Replaces the host allocator of this process by one that keeps freed large blocks for
 // reuse (what dask-cuda's RMM pool does for device memory): a repeated benchmark run then
 // reuses warm pages instead of faulting in fresh ones for every block and every receive.

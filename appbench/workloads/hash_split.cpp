@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "workloads/mix64.hpp"
@@ -44,6 +45,18 @@ Task<Value> split(TaskContext& ctx, const Value& table, uint32_t partitions) {
     }
   }
   co_return out;
+}
+
+Value piece_view(const Value& split_table, uint64_t q, uint64_t columns) {
+  if (columns == 0 || (q + 1) * columns > split_table.parts.size())
+    throw std::out_of_range("no partition " + std::to_string(q) + " of " + std::to_string(columns) +
+                            " columns in a split of " + std::to_string(split_table.parts.size()) +
+                            " parts");
+  Value v;
+  v.owner = split_table.owner;
+  v.parts.assign(split_table.parts.begin() + static_cast<ptrdiff_t>(q * columns),
+                 split_table.parts.begin() + static_cast<ptrdiff_t>((q + 1) * columns));
+  return v;
 }
 
 }  // namespace commbench::app

@@ -20,4 +20,8 @@ uint32_t partition_of(int64_t key, uint32_t partitions);
 // Hands the loop back between stripes of rows when its slice is over.
 Task<Value> split(TaskContext& ctx, const Value& table, uint32_t partitions);
 
+// Partition q of a split table of `columns` columns per partition, as a view sharing the
+// split's memory (Dask's getitem on a split). Throws std::out_of_range past the last one.
+Value piece_view(const Value& split_table, uint64_t q, uint64_t columns);
+
 }  // namespace commbench::app

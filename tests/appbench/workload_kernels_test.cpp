@@ -50,15 +50,6 @@ Value column_table(const std::vector<std::vector<int64_t>>& cols) {
   return v;
 }
 
-// Partition q's columns of a split table, as a view.
-Value piece(const Value& split_table, size_t q, size_t cols) {
-  Value v;
-  v.owner = split_table.owner;
-  v.parts.assign(split_table.parts.begin() + static_cast<ptrdiff_t>(q * cols),
-                 split_table.parts.begin() + static_cast<ptrdiff_t>((q + 1) * cols));
-  return v;
-}
-
 TEST(HashSplit, RowsStayWholeAndLandInTheirPartition) {
   std::vector<int64_t> k, a, b;
   for (int64_t i = 0; i < 1000; ++i) {
@@ -127,7 +118,7 @@ class GroupbyKernels : public ::testing::Test {
     std::vector<Value> out;
     for (uint32_t q = 0; q < n; ++q) {
       std::vector<Value> pieces;
-      for (const auto& s : splits) pieces.push_back(piece(s, q, 3));
+      for (const auto& s : splits) pieces.push_back(piece_view(s, q, 3));
       std::vector<const Value*> ptrs;
       for (const auto& v : pieces) ptrs.push_back(&v);
       out.push_back(run(groupby::final_aggregate(run.ctx(), ptrs, p.groups)));
@@ -185,7 +176,7 @@ TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
   int64_t prev_max = -1;
   for (uint32_t q = 0; q < 4; ++q) {
     std::vector<Value> pieces;
-    for (const auto& s : splits) pieces.push_back(piece(s, q, 2));
+    for (const auto& s : splits) pieces.push_back(piece_view(s, q, 2));
     std::vector<const Value*> ptrs;
     for (const auto& v : pieces) ptrs.push_back(&v);
     sort::Summary s = sort::summarize(run(sort::sort_pieces(run.ctx(), ptrs)));
