@@ -263,7 +263,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   boot().barrier();  // every rank's roles are done: nobody still needs a connection
   close_connections();
   if (topo_.is_client()) {
-    if (summary_) std::fputs(summary_->text().c_str(), stdout);
+    std::fputs(summary_.text(rows_throughput ? "Mrows/s" : "MB/s").c_str(), stdout);
     if (csv_) csv_->commit(sidecar_text(meta));
     std::printf("# validation: %s (%llu wrong)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",
                 total_wrong_);
@@ -309,6 +309,7 @@ void AppSession::record(const RunRecord& r) {
     }
     worker_cpu = std::max(worker_cpu, w.cpu_ns);
     for (const auto& t : w.transfers) {
+      summary_.add_transfer(t.from_worker, t.to_worker, t.bytes, t.duration_ns);
       comm_s += static_cast<double>(t.duration_ns) * 1e-9;
       bytes += t.bytes;
       if (w.worker < topo_.workers())
@@ -323,11 +324,7 @@ void AppSession::record(const RunRecord& r) {
   for (double v : per_worker) comm_max = std::max(comm_max, v);
   double mbps = comm_s > 0 ? static_cast<double>(bytes) / comm_s / 1e6 : 0;
   double rows_per_s = r.wall_s > 0 ? r.rows / r.wall_s : 0;
-  if (!summary_) summary_ = std::make_unique<RunSummary>(rows_throughput ? "Mrows/s" : "MB/s");
-  summary_->add_run(r.wall_s, comm_s, rows_throughput ? rows_per_s / 1e6 : mbps);
-  for (const auto& w : r.stats)
-    for (const auto& t : w.transfers)
-      summary_->add_transfer(t.from_worker, t.to_worker, t.bytes, t.duration_ns);
+  summary_.add_run(r.wall_s, comm_s, rows_throughput ? rows_per_s / 1e6 : mbps);
   total_wrong_ += r.wrong;
   ++records_;
   std::printf("%5zu %10.4f %10.4f %10.4f %10.1f %10.2f %10.1f %10.1f %10.1f %8llu\n", r.run,

@@ -120,7 +120,7 @@ class AppSession {
   std::FILE* transfer_log_ = nullptr;
   unsigned long long total_wrong_ = 0;
   size_t records_ = 0;
-  std::unique_ptr<RunSummary> summary_;  // the client's, made at the first record
+  RunSummary summary_;  // the client's timed runs
 };
 
 }  // namespace commbench::app

@@ -46,13 +46,13 @@ void RunSummary::add_transfer(int from_worker, int to_worker, uint64_t bytes,
     p.mbps.push_back(static_cast<double>(bytes) * 1e3 / static_cast<double>(duration_ns));
 }
 
-std::string RunSummary::text() const {
+std::string RunSummary::text(const std::string& throughput_unit) const {
   if (wall_.empty()) return {};
   std::string out = "# ---- summary of " + std::to_string(wall_.size()) +
                     " timed runs: median (25th .. 75th percentile; min, max) ----\n";
   out += metric_line("wall clock", wall_, "s", 1, "%.4f");
   out += metric_line("comm time", comm_, "s", 1, "%.4f");
-  out += metric_line("throughput", throughput_, unit_.c_str(), 1, "%.2f");
+  out += metric_line("throughput", throughput_, throughput_unit.c_str(), 1, "%.2f");
   if (pairs_.empty()) {
     out += "# no worker-to-worker transfers (one worker, or every input was local)\n";
     return out;

@@ -7,22 +7,19 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace commbench::app {
 
 class RunSummary {
  public:
-  // `throughput_unit`: what add_run's throughput is in ("MB/s" or "Mrows/s").
-  explicit RunSummary(std::string throughput_unit) : unit_(std::move(throughput_unit)) {}
-
   void add_run(double wall_s, double comm_s, double throughput);
   // One worker-to-worker transfer of a timed run, as the receiver timed it.
   void add_transfer(int from_worker, int to_worker, uint64_t bytes, uint64_t duration_ns);
 
   // Lines prefixed by '#', ending in a newline; empty before the first run.
-  std::string text() const;
+  // `throughput_unit`: what add_run's throughput was in ("MB/s" or "Mrows/s").
+  std::string text(const std::string& throughput_unit) const;
 
  private:
   struct Pair {
@@ -30,7 +27,6 @@ class RunSummary {
     uint64_t bytes = 0;
     size_t transfers = 0;
   };
-  std::string unit_;
   std::vector<double> wall_, comm_, throughput_;
   std::map<std::pair<int, int>, Pair> pairs_;
 };

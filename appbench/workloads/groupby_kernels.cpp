@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "workloads/hash_buckets.hpp"
 #include "workloads/hash_split.hpp"
@@ -88,57 +89,54 @@ Value generate(const Params& p, uint64_t chunk) {
   return v;
 }
 
-Task<Value> partial_aggregate(TaskContext& ctx, const Value& table, uint64_t max_keys) {
-  uint64_t rows = table.part<const int64_t>(0).size();
-  uint64_t buckets = bucket_count_for(rows);
-  Value scratch = make_value({rows * sizeof(RowOf<2>)});
-  auto* bucketed = scratch.part<RowOf<2>>(0).data();
-  std::vector<const Value*> tables{&table};
-  std::vector<size_t> at = co_await scatter_by_bucket<2>(ctx, tables, buckets, bucketed);
+namespace {
+
+// Both aggregations: the rows of `tables` (Cols int64 columns each) grouped into hash
+// buckets, then summed per key; columns key, sum, count, and mean when asked for.
+template <size_t Cols>
+Task<Value> aggregate(TaskContext& ctx, const std::vector<const Value*>& tables, uint64_t max_keys,
+                      bool with_mean) {
+  uint64_t rows = 0;
+  for (const Value* t : tables) {
+    if (t->parts.size() != Cols)
+      throw std::runtime_error("groupby: expected " + std::to_string(Cols) + " columns");
+    rows += t->part<const int64_t>(0).size();
+  }
+  Value scratch = make_value({rows * sizeof(RowOf<Cols>)});
+  auto* bucketed = scratch.part<RowOf<Cols>>(0).data();
+  std::vector<size_t> at =
+      co_await scatter_by_bucket<Cols>(ctx, tables, bucket_count_for(rows), bucketed);
   uint64_t n = std::min(rows, max_keys);
-  Value out = make_value({n * 8, n * 8, n * 8});
+  std::vector<size_t> sizes(with_mean ? 4 : 3, n * 8);
+  Value out = make_value(std::span<const size_t>(sizes));
   int64_t* ok = out.part<int64_t>(0).data();
   int64_t* os = out.part<int64_t>(1).data();
   int64_t* oc = out.part<int64_t>(2).data();
+  double* om = with_mean ? out.part<double>(3).data() : nullptr;
   size_t m = 0;
   // A named lambda, passed by reference: GCC 12 mishandles lambdas made inside co_await.
   auto emit = [&](int64_t k, int64_t s, int64_t c) {
     ok[m] = k;
     os[m] = s;
-    oc[m++] = c;
+    oc[m] = c;
+    if (om) om[m] = static_cast<double>(s) / static_cast<double>(c);
+    ++m;
   };
-  co_await aggregate_buckets<2>(ctx, bucketed, at, max_keys, emit);
+  co_await aggregate_buckets<Cols>(ctx, bucketed, at, max_keys, emit);
   for (auto& part : out.parts) part.size = m * 8;  // the allocation stays, the view shrinks
   co_return out;
 }
 
+}  // namespace
+
+Task<Value> partial_aggregate(TaskContext& ctx, const Value& table, uint64_t max_keys) {
+  std::vector<const Value*> tables{&table};
+  co_return co_await aggregate<2>(ctx, tables, max_keys, false);
+}
+
 Task<Value> final_aggregate(TaskContext& ctx, const std::vector<const Value*>& pieces,
                             uint64_t max_keys) {
-  uint64_t rows = 0;
-  for (const Value* p : pieces) {
-    if (p->parts.size() != 3) throw std::runtime_error("groupby: a piece needs 3 columns");
-    rows += p->part<const int64_t>(0).size();
-  }
-  uint64_t buckets = bucket_count_for(rows);
-  Value scratch = make_value({rows * sizeof(RowOf<3>)});
-  auto* bucketed = scratch.part<RowOf<3>>(0).data();
-  std::vector<size_t> at = co_await scatter_by_bucket<3>(ctx, pieces, buckets, bucketed);
-  uint64_t n = std::min(rows, max_keys);
-  Value out = make_value({n * 8, n * 8, n * 8, n * 8});
-  int64_t* ok = out.part<int64_t>(0).data();
-  int64_t* os = out.part<int64_t>(1).data();
-  int64_t* oc = out.part<int64_t>(2).data();
-  double* om = out.part<double>(3).data();
-  size_t m = 0;
-  auto emit = [&](int64_t k, int64_t s, int64_t c) {
-    ok[m] = k;
-    os[m] = s;
-    oc[m] = c;
-    om[m++] = static_cast<double>(s) / static_cast<double>(c);
-  };
-  co_await aggregate_buckets<3>(ctx, bucketed, at, max_keys, emit);
-  for (auto& part : out.parts) part.size = m * 8;
-  co_return out;
+  co_return co_await aggregate<3>(ctx, pieces, max_keys, true);
 }
 
 Summary summarize(const Value& result) {

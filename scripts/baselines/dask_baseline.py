@@ -186,32 +186,36 @@ def timed(client, make):
     return out, wall, comm, comm_max, moved
 
 
-def transpose_sum(client, n, chunk, runs, workers, run_id):
+def block_matrix(client, bench, op, check, n, chunk, runs, workers, run_id):
+    """transpose_sum and matmul: y = op(x) persisted, x random float64 n x n in chunk x chunk
+    blocks, a fresh x per run (a worker keeps the blocks it fetched as replicas, so a repeat
+    on the same x would find them local and move nothing). check(x, y, n, run), when given,
+    counts wrong entries. The same definitions as appbench (app_session.cpp): size = matrix
+    order, throughput = bytes moved between workers / communication time."""
     import dask.array as da
     from distributed import wait
     rows = []
     for run in range(runs):
-        # A fresh x per run: a worker keeps the blocks it fetched as replicas, so a repeat
-        # on the same x would find them local and move nothing.
         x = da.random.random((n, n), chunks=(chunk, chunk)).persist()
         wait(x)
         baseline = client.run_on_scheduler(_task_count)
-        client.run(_clear_logs)
-        t0 = time.perf_counter()
-        y = (x + x.T).persist()
-        wait(y)
-        wall = time.perf_counter() - t0
-        comm, comm_max, moved = comm_stats(client)
+        y, wall, comm, comm_max, moved = timed(client, lambda x=x: op(x))
+        checked = {} if check is None else {"wrong": check(x, y, n, run), "validated": 1}
         del y
         wait_released(client, baseline)
         del x
-        # The same definitions as appbench (app_session.cpp): size = matrix order,
-        # throughput = bytes moved between workers / communication time.
-        rows.append(app_row("transpose_sum", run_id, workers, n, run, wall, comm, comm_max,
-                            moved, throughput_MBps=moved / comm / 1e6 if comm > 0 else None))
-        print("dask-tcp transpose_sum n=%d chunk=%d workers=%d run %d: %.3f s (comm %.3f s)"
-              % (n, chunk, workers, run, wall, comm), flush=True)
+        rows.append(app_row(bench, run_id, workers, n, run, wall, comm, comm_max, moved,
+                            throughput_MBps=moved / comm / 1e6 if comm > 0 else None,
+                            **checked))
+        print("dask-tcp %s n=%d chunk=%d workers=%d run %d: %.3f s (comm %.3f s)%s"
+              % (bench, n, chunk, workers, run, wall, comm,
+                 ", %d wrong" % checked["wrong"] if checked else ""), flush=True)
     return rows
+
+
+def transpose_sum(client, n, chunk, runs, workers, run_id):
+    return block_matrix(client, "transpose_sum", lambda x: x + x.T, None, n, chunk, runs,
+                        workers, run_id)
 
 
 def _build_chunk(i, rows, nchunks, seed):
@@ -461,26 +465,8 @@ def matmul_wrong(x, y, n, seed, pairs=3):
 
 
 def matmul(client, n, chunk, runs, workers, run_id):
-    import dask.array as da
-    from distributed import wait
-    rows = []
-    for run in range(runs):
-        # A fresh x per run: replicas of the blocks fetched by the last run stay on the
-        # workers (as in transpose_sum).
-        x = da.random.random((n, n), chunks=(chunk, chunk)).persist()
-        wait(x)
-        baseline = client.run_on_scheduler(_task_count)
-        y, wall, comm, comm_max, moved = timed(client, lambda x=x: x.dot(x.T))
-        wrong = matmul_wrong(x, y, n, run)
-        del y
-        wait_released(client, baseline)
-        del x
-        rows.append(app_row("matmul", run_id, workers, n, run, wall, comm, comm_max, moved,
-                            throughput_MBps=moved / comm / 1e6 if comm > 0 else None,
-                            wrong=wrong, validated=1))
-        print("dask-tcp matmul n=%d chunk=%d workers=%d run %d: %.3f s (comm %.3f s), "
-              "%d wrong" % (n, chunk, workers, run, wall, comm, wrong), flush=True)
-    return rows
+    return block_matrix(client, "matmul", lambda x: x.dot(x.T), matmul_wrong, n, chunk, runs,
+                        workers, run_id)
 
 
 BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
