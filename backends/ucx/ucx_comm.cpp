@@ -109,18 +109,18 @@ ucs_status_t UcxComm::post_send(const void* data, size_t size, Op& op, ucp_tag_t
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = &Op::on_send;
   p.user_data = &op;
+  op.handoff = worker_->handoff();  // before posting: the callback may run at once
   void* r = ucp_tag_send_nbx(ep_->data, data, size, tag, &p);
   if (r == nullptr) {
-    op.status = UCS_OK;
-    op.done = true;
+    op.finish_now(UCS_OK);
     return UCS_OK;
   }
   if (UCS_PTR_IS_ERR(r)) {
-    op.status = UCS_PTR_STATUS(r);
-    op.done = true;
+    op.finish_now(UCS_PTR_STATUS(r));
     return op.status;
   }
   op.request = r;
+  worker_->posted();
   return UCS_INPROGRESS;
 }
 
@@ -235,6 +235,7 @@ bool UcxComm::post_receive(void* data, size_t capacity, Op& op, ucp_tag_t mask) 
       UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   p.cb.recv = &Op::on_tag_recv;
   p.user_data = &op;
+  op.handoff = worker_->handoff();
   void* r = ucp_tag_recv_nbx(worker_->handle(), data, capacity, recv_tag_, mask, &p);
   if (UCS_PTR_IS_ERR(r)) {
     if (UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED) {
@@ -248,6 +249,7 @@ bool UcxComm::post_receive(void* data, size_t capacity, Op& op, ucp_tag_t mask) 
     return false;
   }
   op.request = r;
+  worker_->posted();
   // Nothing more comes from a failed or closed connection: only what is queued counts.
   if (ep_->failed || closed_) ucp_request_cancel(worker_->handle(), r);
   ep_->pending_recv = r;

@@ -13,7 +13,7 @@ namespace commbench::ucx {
 // `control` is not a user choice: it is the per-loop worker of listeners and
 // connection-manager endpoints (see EndpointState), progressed on its event fd and,
 // while connections are open, once every kControlPollEvery turns.
-enum class Progress { polling, event, cooperative, control };
+enum class Progress { polling, event, cooperative, thread, thread_blocking, control };
 
 // The user's choices; first = the default (the measured best).
 inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
@@ -26,6 +26,12 @@ inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
     {Progress::event, "event",
      "the worker's event fd in the loop's epoll, ucp_worker_arm before sleeping (UCX-Py's "
      "blocking mode)"},
+    {Progress::thread, "thread",
+     "a dedicated progress thread calls ucp_worker_progress back to back and hands "
+     "completions to the loop through a lock-free queue (UCXX's polling progress thread)"},
+    {Progress::thread_blocking, "thread-blocking",
+     "a dedicated progress thread progresses until idle, then sleeps on the worker's fd "
+     "(ucp_worker_arm); completions reach the loop as with thread (UCXX's blocking mode)"},
 };
 
 // "" = the default; throws std::invalid_argument naming the accepted policies.

@@ -1,5 +1,7 @@
 #include "ucx/ucx_worker.hpp"
 
+#include <poll.h>
+
 #include <utility>
 
 #include "comm/errors.hpp"
@@ -91,10 +93,13 @@ class Worker::Engine final : public Poller {
     switch (w_.policy_) {
       case Progress::event: return "ucx-event";
       case Progress::control: return "ucx-control";
+      case Progress::thread:
+      case Progress::thread_blocking: return "ucx-thread-housekeeping";
       default: return "ucx-polling";
     }
   }
   bool has_work() const noexcept override {
+    if (w_.thread_) return !w_.closing_.empty() || !w_.failed_.empty();
     switch (w_.policy_) {
       case Progress::event: return w_.woken_;
       case Progress::control: return w_.woken_ || w_.busy();
@@ -102,6 +107,12 @@ class Worker::Engine final : public Poller {
     }
   }
   bool poll() override {
+    if (w_.thread_) {
+      // The progress thread progresses; the loop's part is what the callbacks deferred.
+      size_t before = w_.closing_.size();
+      w_.housekeeping();
+      return w_.closing_.size() != before;
+    }
     if (w_.policy_ == Progress::control) {
       // Handshakes waiting: every turn. Only open connections to watch: now and then.
       if (!w_.woken_ && w_.waiting_ == 0 && ++w_.ticks_ < kControlPollEvery) return false;
@@ -113,7 +124,7 @@ class Worker::Engine final : public Poller {
     return n != 0;
   }
   ArmResult try_arm() override {
-    if (w_.policy_ == Progress::polling) return ArmResult::cannot_arm;
+    if (w_.policy_ == Progress::polling || w_.thread_) return ArmResult::cannot_arm;
     if (w_.policy_ == Progress::control && w_.armed_) return ArmResult::armed;
     // Drain first: ucp_worker_arm refuses while events are pending, and completions
     // found here have resumed coroutines the loop must run before it may sleep.
@@ -133,7 +144,7 @@ class Worker::Engine final : public Poller {
     w_.woken_ = true;
     w_.armed_ = false;
   }
-  int wake_fd() const noexcept override { return w_.efd_; }
+  int wake_fd() const noexcept override { return w_.thread_ ? -1 : w_.efd_; }
   bool arm_at_once() const noexcept override {
     // Only while a coroutine waits on this worker: an idle event backend must not
     // change how the loop treats the others (benchmarks interleave policies).
@@ -160,18 +171,32 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
   // endpoint of the worker) and sleeps on its event fd.
   if (p == Progress::control) params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP;
   else params.features = UCP_FEATURE_TAG;
-  if (p == Progress::event) params.features |= UCP_FEATURE_WAKEUP;
+  if (p == Progress::event || p == Progress::thread_blocking) params.features |= UCP_FEATURE_WAKEUP;
+  const bool threaded = p == Progress::thread || p == Progress::thread_blocking;
   params.mt_workers_shared = 0;
   s = ucp_init(&params, config, &context_);
   ucp_config_release(config);
   if (s != UCS_OK) throw CommError(status_message("ucp_init", s));
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+  // The thread policies post from the loop's thread while the progress thread
+  // progresses: UCP must lock the worker (part of what they cost).
+  wp.thread_mode = threaded ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
   s = ucp_worker_create(context_, &wp, &worker_);
   if (s != UCS_OK) {
     ucp_cleanup(context_);
     throw CommError(status_message("ucp_worker_create", s));
+  }
+  if (threaded) {
+    ucp_worker_attr_t attr{};
+    attr.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
+    s = ucp_worker_query(worker_, &attr);
+    if (s != UCS_OK || attr.thread_mode != UCS_THREAD_MODE_MULTI) {
+      ucp_worker_destroy(worker_);
+      ucp_cleanup(context_);
+      throw CommError("ucx:" + std::string(to_string(p)) +
+                      ": this UCX build gives no multi-threaded worker (UCS_THREAD_MODE_MULTI)");
+    }
   }
   ucp_address_t* addr = nullptr;
   size_t addr_len = 0;
@@ -184,7 +209,7 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
   auto* a = reinterpret_cast<const std::byte*>(addr);
   address_.assign(a, a + addr_len);
   ucp_worker_release_address(worker_, addr);
-  if (p == Progress::event || p == Progress::control) {
+  if (p == Progress::event || p == Progress::control || p == Progress::thread_blocking) {
     s = ucp_worker_get_efd(worker_, &efd_);
     if (s != UCS_OK) {
       ucp_worker_destroy(worker_);
@@ -192,13 +217,39 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
       throw CommError(status_message("ucp_worker_get_efd (event progress)", s));
     }
   }
+  if (threaded) start_thread();
   if (p != Progress::cooperative) {
     engine_ = std::make_unique<Engine>(*this);
     loop_.add_poller(engine_.get());
   }
 }
 
+void Worker::start_thread() {
+  handoff_ = std::make_unique<Handoff>(loop_, "ucx-handoff");
+  ProgressThread::Hooks hooks;
+  hooks.step = [this] {
+    // Requests posted before this load are progressed by this step (see posted()).
+    progressed_posts_ = posts_.load(std::memory_order_seq_cst);
+    return ucp_worker_progress(worker_) != 0;
+  };
+  if (policy_ == Progress::thread_blocking) {
+    hooks.sleep = [this](int stop_fd) {
+      // BUSY: events arrived since the last progress; progress again instead.
+      if (ucp_worker_arm(worker_) != UCS_OK) return;
+      // A request posted after the last step began was either seen here (progress it
+      // first) or its poster saw us asleep and signalled the worker (a Dekker pair with
+      // posted(): we stored `asleep` before this load, it counted before its load).
+      if (posts_.load(std::memory_order_seq_cst) != progressed_posts_) return;
+      pollfd fds[2] = {{efd_, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+      ::poll(fds, 2, -1);
+    };
+  }
+  thread_ = std::make_unique<ProgressThread>("ucx-progress", std::move(hooks));
+}
+
 Worker::~Worker() {
+  // The progress thread goes first: from here on this thread alone touches the worker.
+  if (thread_) thread_->stop();
   if (engine_) loop_.remove_poller(engine_.get());
   // Finish endpoint closes (bounded: a dead peer must not hold the process).
   uint64_t deadline = EventLoop::now_ns() + 1'000'000'000ull;
@@ -322,8 +373,22 @@ bool Worker::Wait::await_suspend(std::coroutine_handle<> h) {
       registered_ = true;
     }
   }
-  op_.loop = &w_.loop_;
-  op_.waiter = h;
+  if (op_.handoff) {
+    // The completion may be running on the progress thread right now: the exchange
+    // decides whether it saw us waiting (it posts us) or finished first (we go on).
+    op_.node.handle = h;
+    int idle = Op::kIdle;
+    if (!op_.handoff_state.compare_exchange_strong(idle, Op::kWaiting,
+                                                   std::memory_order_acq_rel)) {
+      if (registered_) token_.state()->remove(&reg_);
+      registered_ = false;
+      return false;
+    }
+    op_.handoff->expect();
+  } else {
+    op_.loop = &w_.loop_;
+    op_.waiter = h;
+  }
   ++w_.waiting_;
   suspended_ = true;
   return true;
@@ -331,6 +396,7 @@ bool Worker::Wait::await_suspend(std::coroutine_handle<> h) {
 
 void Worker::Wait::resumed() noexcept {
   --w_.waiting_;
+  if (op_.handoff) op_.handoff->unexpect();
   if (registered_) token_.state()->remove(&reg_);
 }
 

@@ -15,10 +15,18 @@
 //   cooperative  no engine: every waiting coroutine calls ucp_worker_progress itself and
 //                yields between tries (MPI4Dask's `while not req.Test(): await sleep(0)`);
 //                while no other coroutine is ready it makes a few tries per yield.
+//   thread       a ProgressThread calls ucp_worker_progress back to back (UCXX's polling
+//                progress thread); the worker runs in UCS_THREAD_MODE_MULTI, since the
+//                loop's thread posts requests while the progress thread progresses, and
+//                each completion is handed to the loop through a Handoff;
+//   thread-blocking  the same thread progresses until idle, arms the worker and sleeps
+//                on its fd; a request the loop posts while it sleeps signals the worker
+//                (ucp_worker_signal), since nothing else would wake it to progress that.
 #pragma once
 
 #include <ucp/api/ucp.h>
 
+#include <atomic>
 #include <coroutine>
 #include <cstdint>
 #include <memory>
@@ -27,7 +35,9 @@
 
 #include "runtime/cancel.hpp"
 #include "runtime/event_loop.hpp"
+#include "runtime/handoff.hpp"
 #include "runtime/poller.hpp"
+#include "runtime/progress_thread.hpp"
 #include "ucx/ucx_progress.hpp"
 
 namespace commbench::ucx {
@@ -44,13 +54,33 @@ struct Op {
   ucs_status_t status = UCS_INPROGRESS;
   size_t length = 0;         // bytes received (receives only)
   ucp_tag_t sender_tag = 0;  // the tag it was sent with (receives only)
-  bool done = false;
+  // Set by the completion, on the progress thread under the thread policies: status,
+  // length and sender_tag are written before it (release) and read after it (acquire).
+  std::atomic<bool> done{false};
   bool cancel_asked = false;  // cooperative: the CancelHook ran (once per op)
   std::coroutine_handle<> waiter;
+  // Thread policies only (set when the request is posted, null otherwise): the waiter
+  // and the completion race from two threads, so they meet in `handoff_state`: whoever
+  // comes second (the completion after the waiter suspended) posts `node` to the loop.
+  Handoff* handoff = nullptr;
+  std::atomic<int> handoff_state{0};  // kIdle, kWaiting, kDone
+  HandoffNode node;
+  static constexpr int kIdle = 0, kWaiting = 1, kDone = 2;
 
+  // Completed on the spot by the posting call, on the loop's thread.
+  void finish_now(ucs_status_t s) noexcept {
+    status = s;
+    done.store(true, std::memory_order_relaxed);
+  }
   void complete(ucs_status_t s) noexcept {
     status = s;
-    done = true;
+    if (handoff) {
+      done.store(true, std::memory_order_release);
+      if (handoff_state.exchange(kDone, std::memory_order_acq_rel) == kWaiting)
+        handoff->post(&node);
+      return;
+    }
+    done.store(true, std::memory_order_relaxed);
     if (waiter) loop->schedule(std::exchange(waiter, {}));
   }
   // UCP callbacks; user_data is the Op.
@@ -125,6 +155,15 @@ class Worker : public std::enable_shared_from_this<Worker> {
 
   // A tag no other connection of this worker receives on (64 bits, never reused).
   uint64_t new_tag() noexcept { return next_tag_++; }
+  // Non-null under the thread policies: where the progress thread hands completions.
+  Handoff* handoff() const noexcept { return handoff_.get(); }
+  // Thread policies: the loop posted a request; wake a sleeping progress thread.
+  void posted() noexcept {
+    if (policy_ != Progress::thread_blocking) return;
+    posts_.fetch_add(1, std::memory_order_seq_cst);
+    if (thread_->asleep()) ucp_worker_signal(worker_);
+  }
+  bool threaded() const noexcept { return thread_ != nullptr; }
   // Progress until nothing happens (bounded), e.g. before giving up on a dead peer.
   void drain() {
     for (int i = 0; i < 1000 && ucp_worker_progress(worker_) != 0; ++i) {
@@ -188,6 +227,7 @@ class Worker : public std::enable_shared_from_this<Worker> {
 
  private:
   class Engine;
+  void start_thread();
   // Cooperative: progresses until `op` is done or a few tries found nothing; true if done.
   bool cooperative_tries(Op& op, CancelToken token, CancelHook hook);
   void housekeeping();
@@ -200,6 +240,10 @@ class Worker : public std::enable_shared_from_this<Worker> {
   ucp_worker_h worker_ = nullptr;
   int efd_ = -1;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Handoff> handoff_;        // thread policies
+  std::unique_ptr<ProgressThread> thread_;  // thread policies; stopped first
+  std::atomic<uint64_t> posts_{0};          // thread-blocking: requests posted (posted())
+  uint64_t progressed_posts_ = 0;           // progress thread only: posts_ at its last step
   std::vector<std::byte> address_;
   uint64_t next_tag_ = 1;
   size_t waiting_ = 0;  // coroutines suspended on a request (polling/event)

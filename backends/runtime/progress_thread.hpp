@@ -1,0 +1,52 @@
+// A dedicated thread that drives a communication library (UCXX's progress thread), in the
+// two variants UCXX offers:
+//   polling   `step` runs back to back; after `yield_after` without progress every 64th
+//             empty step also yields the core, so an idle thread does not starve the ranks it
+//             shares a core with (2 cores, 2 ranks, 2 progress threads here).
+//   blocking  `step` runs until it finds nothing, then `sleep(stop_fd)` blocks until the
+//             library's descriptor or `stop_fd` is readable (the caller arms the library
+//             first and returns at once when arming says events are pending).
+// Completions reach the event loop through a Handoff (handoff.hpp); this class only owns
+// the thread and stops it: stop() wakes a sleeping thread through `stop_fd` and joins.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace commbench {
+
+class ProgressThread {
+ public:
+  struct Hooks {
+    std::function<bool()> step;           // one progress call; true if it did something
+    std::function<void(int stop_fd)> sleep;  // empty = the polling variant
+  };
+  ProgressThread(std::string name, Hooks hooks,
+                 std::chrono::nanoseconds yield_after = std::chrono::microseconds(50));
+  ~ProgressThread() { stop(); }
+  ProgressThread(const ProgressThread&) = delete;
+  ProgressThread& operator=(const ProgressThread&) = delete;
+
+  // Idempotent; after it returns the hooks are never called again.
+  void stop();
+  // Times the blocking variant went to sleep (for the sidecar and tests).
+  uint64_t sleeps() const noexcept { return sleeps_.load(std::memory_order_relaxed); }
+  // True while the blocking variant sleeps or is about to (see UCX's signal on post).
+  bool asleep() const noexcept { return asleep_.load(std::memory_order_seq_cst); }
+
+ private:
+  void run();
+  std::string name_;
+  Hooks hooks_;
+  std::chrono::nanoseconds yield_after_;
+  int stop_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> asleep_{false};
+  std::atomic<uint64_t> sleeps_{0};
+  std::thread thread_;
+};
+
+}  // namespace commbench
