@@ -50,6 +50,10 @@ void ProgressThread::run() {
       sleeps_.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
+    if (hooks_.owed && hooks_.owed()) {
+      sched_yield();
+      continue;
+    }
     // The clock is read every 64th empty step only: a step is ~100 ns.
     if ((++idle_steps & 63) != 0) continue;
     uint64_t now = EventLoop::now_ns();

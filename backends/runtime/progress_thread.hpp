@@ -23,6 +23,11 @@ class ProgressThread {
   struct Hooks {
     std::function<bool()> step;           // one progress call; true if it did something
     std::function<void(int stop_fd)> sleep;  // empty = the polling variant
+    // Polling variant: true while the loop has not yet taken what this thread handed it.
+    // An empty step then yields the core at once: the loop must run to post the next
+    // request, and on a full machine (2 cores: two ranks' spinning threads) it waited
+    // for a time slice otherwise (1 B ping-pong p50 8 ms).
+    std::function<bool()> owed;
   };
   ProgressThread(std::string name, Hooks hooks,
                  std::chrono::nanoseconds yield_after = std::chrono::microseconds(50));

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <cstdlib>
 #include <utility>
 
 #include "comm/errors.hpp"
@@ -164,6 +165,19 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
   steer_libraries("");
   ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
   if (s != UCS_OK) throw CommError(status_message("ucp_config_read", s));
+  const bool threaded = p == Progress::thread || p == Progress::thread_blocking;
+  // Two threads share a threaded worker, and UCX guards it with a spinlock unless told
+  // otherwise. On a full machine the loop's thread then spun for a whole time slice
+  // whenever the progress thread was preempted holding the lock (1 B ping-pong p50
+  // 2 ms); with a mutex the waiter sleeps (p50 5-7 us, same run conditions). A user's
+  // own UCX_USE_MT_MUTEX wins.
+  if (threaded && std::getenv("UCX_USE_MT_MUTEX") == nullptr) {
+    s = ucp_config_modify(config, "USE_MT_MUTEX", "y");
+    if (s != UCS_OK) {
+      ucp_config_release(config);
+      throw CommError(status_message("ucp_config_modify(USE_MT_MUTEX)", s));
+    }
+  }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   // Data workers carry tag messages. The control worker carries the handshake on the
@@ -172,7 +186,6 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
   if (p == Progress::control) params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP;
   else params.features = UCP_FEATURE_TAG;
   if (p == Progress::event || p == Progress::thread_blocking) params.features |= UCP_FEATURE_WAKEUP;
-  const bool threaded = p == Progress::thread || p == Progress::thread_blocking;
   params.mt_workers_shared = 0;
   s = ucp_init(&params, config, &context_);
   ucp_config_release(config);
@@ -232,6 +245,7 @@ void Worker::start_thread() {
     progressed_posts_ = posts_.load(std::memory_order_seq_cst);
     return ucp_worker_progress(worker_) != 0;
   };
+  hooks.owed = [h = handoff_.get()] { return h->pending(); };
   if (policy_ == Progress::thread_blocking) {
     hooks.sleep = [this](int stop_fd) {
       // BUSY: events arrived since the last progress; progress again instead.
