@@ -10,6 +10,7 @@
 #include "mpi/mpi_comm.hpp"
 #include "mpi/mpi_context.hpp"
 #include "mpi/mpi_engine.hpp"
+#include "mpi/mpi_session.hpp"
 #include "mpi/mpi_wire.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/timeout.hpp"
@@ -190,6 +191,7 @@ class MpiBackend final : public Backend {
  public:
   MpiBackend(EventLoop& loop, const BackendOptions& options) : wire_(parse_wire_options(options)) {
     Progress progress = parse_progress(options.progress);
+    ensure_mpi(required_thread_level(progress));
     auto it = options.extra.find(kPairCommsKey);
     bool given = it != options.extra.end();
     PairMethod method = given ? parse_pair_method(it->second) : kDefaultPairMethod;

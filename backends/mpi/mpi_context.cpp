@@ -22,7 +22,7 @@ std::shared_ptr<Context> Context::acquire(PairMethod method, bool method_given) 
                                   to_string((*g_context)->pair_method()));
     return *g_context;
   }
-  ensure_mpi();
+  ensure_mpi(MPI_THREAD_FUNNELED);
   g_context = new std::shared_ptr<Context>(new Context(method));
   run_at_finalize([] {
     if (g_context) (*g_context)->release_communicators();

@@ -21,7 +21,8 @@ void Op::completed() noexcept {
 }
 
 Op::~Op() {
-  if ((req != MPI_REQUEST_NULL || slot != npos) && engine) engine->abandon(*this, false);
+  if ((req != MPI_REQUEST_NULL || slot != npos || trip.in_thread()) && engine)
+    engine->abandon(*this, false);
   unlink();
 }
 
@@ -61,6 +62,13 @@ bool Engine::Wait::await_suspend(std::coroutine_handle<> h) {
       done_ = true;
       return false;
     }
+    case Progress::thread:
+      op_.handle = h;
+      op_.token = token_;
+      e_.thread_->submit(op_);
+      token_.watch(op_.reg, &Engine::on_cancel_thread, &op_);
+      done_ = true;
+      return true;
     case Progress::batched:
       break;
   }
@@ -73,6 +81,7 @@ bool Engine::Wait::await_suspend(std::coroutine_handle<> h) {
 }
 
 bool Engine::Wait::await_resume() {
+  if (op_.trip.in_thread()) e_.thread_returned(op_);
   if (op_.cancelled) CancelToken::throw_cancelled(op_.timed_out, "mpi request");
   if (op_.aborted) throw CommClosedError("connection closed while an mpi request was pending");
   if (!done_) return false;
@@ -91,9 +100,17 @@ Engine::Engine(EventLoop& loop, Progress progress, std::shared_ptr<Context> ctx)
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   ctx_->engine_added();
   loop_.add_poller(this);
+  if (progress_ == Progress::thread) thread_ = std::make_unique<ThreadProgress>(loop_);
 }
 
 Engine::~Engine() {
+  if (thread_) {
+    thread_->stop([this](Op& op, MPI_Request live) {
+      if (live != MPI_REQUEST_NULL) retire(op, live);
+      op.req = MPI_REQUEST_NULL;
+      op.engine = nullptr;
+    });
+  }
   loop_.remove_poller(this);
   // Waiters still registered belong to coroutines that will never run again; their
   // requests go to the graveyard so MPI never writes into freed frames unsupervised.
@@ -139,6 +156,35 @@ void Engine::on_cancel(CancelRegistration* r) {
   e->loop_.schedule(op->handle);
 }
 
+void Engine::on_cancel_thread(CancelRegistration* r) {
+  auto* op = static_cast<Op*>(r->owner);
+  // The state unlinked `reg` before calling; what the token says is read now, while it
+  // exists. The waiter resumes when the thread hands the op back (thread_returned).
+  op->trip.cancel_wanted = true;
+  op->timed_out = op->token.state()->by_timeout();
+  op->token = {};
+  op->engine->thread_->reclaim(*op);
+}
+
+void Engine::thread_returned(Op& op) {
+  thread_->resumed(op);
+  if (op.token.can_be_cancelled()) op.token.state()->remove(&op.reg);
+  op.token = {};
+  if (!op.trip.returned) {
+    op.completed();  // the thread filled in op.status
+    return;
+  }
+  if (op.trip.abandon_wanted) {
+    // abandon() asked for it: bury the live request now; the waiter sees the abort.
+    if (op.req != MPI_REQUEST_NULL) retire(op, op.req);
+    op.req = MPI_REQUEST_NULL;
+    op.unlink();
+    op.aborted = true;
+  } else if (op.trip.cancel_wanted) {
+    op.cancelled = true;  // op.req stays live: the caller aborts the comm, which buries it
+  }
+}
+
 void Engine::retire(const Op& op, MPI_Request r) noexcept {
   // A data send is buried, never cancelled. The close notice tells the peer how many
   // messages we sent it (Channel::sent) and the peer's reads fail only once that many
@@ -152,6 +198,18 @@ void Engine::retire(const Op& op, MPI_Request r) noexcept {
 }
 
 void Engine::abandon(Op& op, bool resume) noexcept {
+  if (op.trip.in_thread()) {
+    if (resume) {
+      // The waiter resumes when the thread hands it back, and thread_returned buries it.
+      op.trip.abandon_wanted = true;
+      thread_->reclaim(op);
+      return;
+    }
+    // The op's frame is going away: take it back now.
+    if (op.token.can_be_cancelled()) op.token.state()->remove(&op.reg);
+    op.token = {};
+    op.req = thread_->reclaim_now(op);
+  }
   bool suspended = op.slot != Op::npos;
   if (suspended) {
     MPI_Request req = reqs_[op.slot];

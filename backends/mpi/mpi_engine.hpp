@@ -8,6 +8,9 @@
 //                callers loop `while (!co_await engine.wait(op)) {}`.
 //   batched      the op joins this engine's set; each loop turn one MPI_Testsome over
 //                the whole set resumes exactly the coroutines whose requests finished.
+//   thread       the op goes to a dedicated progress thread (mpi_thread_progress.hpp),
+//                which tests every pending request back to back and hands completions
+//                back through a lock-free queue; the loop sleeps meanwhile.
 //   blocking     MPI_Wait inside await_suspend: the whole loop stops until the request
 //                completes. A measurement baseline only: it deadlocks whenever the
 //                request needs this rank's loop to do something else first (both ranks
@@ -24,6 +27,7 @@
 
 #include "mpi/mpi_op.hpp"
 #include "mpi/mpi_progress.hpp"
+#include "mpi/mpi_thread_progress.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/poller.hpp"
 
@@ -90,6 +94,9 @@ class Engine final : public Poller {
   // counted data send (see the definition).
   void retire(const Op& op, MPI_Request r) noexcept;
   static void on_cancel(CancelRegistration* r);
+  static void on_cancel_thread(CancelRegistration* r);
+  // Thread policy: the waiter of `op` resumed after the thread handed it back.
+  void thread_returned(Op& op);
   bool test_set();
 
   EventLoop& loop_;
@@ -100,6 +107,7 @@ class Engine final : public Poller {
   std::vector<int> indices_;
   std::vector<MPI_Status> statuses_;
   std::vector<Op*> done_;
+  std::unique_ptr<ThreadProgress> thread_;  // the thread policy's
   unsigned tick_ = 0;
   unsigned last_completion_tick_ = 0;  // tick_ when a request last completed
 };

@@ -9,18 +9,43 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <coroutine>
 #include <cstddef>
 #include <memory>
 #include <new>
 
 #include "runtime/cancel.hpp"
+#include "runtime/handoff.hpp"
 
 namespace commbench::mpi {
 
 class Engine;
 struct Channel;
 struct Op;
+
+// Carries an Op between the loop and the progress thread (mpi_thread_progress.hpp).
+struct OpNode : HandoffNode {
+  Op* op = nullptr;
+};
+
+// An op's trips to and from the progress thread (thread policy only). The comments say
+// which thread writes each field; a field another thread reads is published by the
+// trip's queue (release on push, acquire on take) or is atomic.
+struct ThreadTrip {
+  OpNode node;     // loop -> thread (submission), then thread -> loop (the handoff)
+  OpNode reclaim;  // loop -> thread: give the request back unfinished
+  size_t inflight = static_cast<size_t>(-1);  // loop: index in ThreadProgress's list
+  size_t tslot = static_cast<size_t>(-1);     // thread: index in its request set
+  bool reclaim_asked = false;                 // loop
+  bool cancel_wanted = false;                 // loop: the reclaim is a cancellation
+  bool abandon_wanted = false;                // loop: the reclaim is an abort
+  bool reclaim_early = false;                 // thread: the reclaim came before the op
+  bool returned = false;     // thread: handed back unfinished, `req` live again
+  std::atomic<bool> handed{false};         // thread: on its way back to the loop
+  std::atomic<bool> reclaim_taken{false};  // thread: done with the reclaim node
+  bool in_thread() const noexcept { return inflight != static_cast<size_t>(-1); }
+};
 
 // Intrusive list of a comm's outstanding ops.
 struct OpList {
@@ -41,8 +66,9 @@ struct Op {
   bool aborted = false;             // cancelled by abort/close: resumes with CommClosedError
   bool cancelled = false;           // cancelled by its token
   bool timed_out = false;
-  // While suspended in the batched engine.
+  // While suspended in the batched engine, or with the progress thread.
   std::coroutine_handle<> handle;
+  ThreadTrip trip;
   size_t slot = npos;
   CancelToken token;
   CancelRegistration reg;

@@ -10,7 +10,7 @@
 
 namespace commbench::mpi {
 
-enum class Progress { cooperative, batched, blocking };
+enum class Progress { cooperative, batched, thread, blocking };
 
 // First = the default.
 inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
@@ -20,10 +20,18 @@ inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
     {Progress::cooperative, "cooperative",
      "the waiting coroutine re-tests its own request every turn (MPI4Dask's "
      "`while not req.Test(): await sleep(0)`)"},
+    {Progress::thread, "thread",
+     "a dedicated progress thread owns every pending request (MPI_Testsome back to back) "
+     "and hands completions to the loop through a lock-free queue; needs "
+     "MPI_THREAD_MULTIPLE"},
     {Progress::blocking, "blocking",
      "MPI_Wait stops the whole loop until the request completes; a baseline that "
      "deadlocks in some patterns"},
 };
+
+// The MPI thread level a policy needs (the harness asks MPI_Init_thread for the highest
+// any selected policy needs; ensure_mpi checks it).
+int required_thread_level(Progress p) noexcept;
 
 Progress parse_progress(const std::string& s);  // "" = the default; throws std::invalid_argument
 const char* to_string(Progress p) noexcept;

@@ -23,7 +23,17 @@ void (*g_at_finalize)() = nullptr;
 
 }  // namespace
 
-void ensure_mpi() {
+const char* thread_level_name(int level) noexcept {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "an unknown thread level";
+  }
+}
+
+void ensure_mpi(int needed) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) throw CommError("mpi backend: MPI is already finalized");
@@ -35,14 +45,15 @@ void ensure_mpi() {
     // wildcard address either.
     steer_libraries("");
     int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    MPI_Init_thread(nullptr, nullptr, needed, &provided);
     std::atexit(&finalize_at_exit);
   }
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
-  if (level < MPI_THREAD_FUNNELED)
-    throw CommError("mpi backend: MPI was initialized with thread level " + std::to_string(level) +
-                    "; the event loop needs MPI_THREAD_FUNNELED or better (use MPI_Init_thread)");
+  if (level < needed)
+    throw CommError(std::string("mpi backend: MPI runs at ") + thread_level_name(level) +
+                    ", this policy needs " + thread_level_name(needed) +
+                    " (select it before MPI_Init_thread, or ask for it there)");
 }
 
 void run_at_finalize(void (*fn)()) {

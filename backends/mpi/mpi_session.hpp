@@ -7,9 +7,11 @@
 namespace commbench::mpi {
 
 // Initializes MPI if nobody did (unit tests, tools without a harness: then finalized at
-// exit). Throws CommError if MPI is already finalized or its thread level is below
-// MPI_THREAD_FUNNELED.
-void ensure_mpi();
+// exit), asking for `level`. Throws CommError if MPI is already finalized or its thread
+// level is below `level` (one line naming both levels).
+void ensure_mpi(int level);
+// "MPI_THREAD_MULTIPLE" etc.
+const char* thread_level_name(int level) noexcept;
 // Runs `fn` first thing inside MPI_Finalize, while MPI still works (at most one hook).
 void run_at_finalize(void (*fn)());
 // The largest tag the backend hands out: MPI_TAG_UB, capped so a table of them stays small.

@@ -24,11 +24,7 @@ Handoff::~Handoff() {
 }
 
 void Handoff::post(HandoffNode* n) noexcept {
-  HandoffNode* old = head_.load(std::memory_order_relaxed);
-  do {
-    n->next = old;
-  } while (!head_.compare_exchange_weak(old, n, std::memory_order_seq_cst,
-                                        std::memory_order_relaxed));
+  posted_.push(n);
   // Only an armed loop needs the system call; the exchange makes one producer its waker.
   if (sleeping_.load(std::memory_order_seq_cst) &&
       sleeping_.exchange(false, std::memory_order_seq_cst)) {
@@ -39,23 +35,15 @@ void Handoff::post(HandoffNode* n) noexcept {
   }
 }
 
-size_t Handoff::take() {
-  if (head_.load(std::memory_order_relaxed) == nullptr) return 0;
-  HandoffNode* n = head_.exchange(nullptr, std::memory_order_acquire);
-  // The stack holds the newest first; reverse so waiters resume in completion order.
-  HandoffNode* fifo = nullptr;
+size_t Handoff::take(const HandoffNode* skip) {
   size_t count = 0;
-  while (n) {
-    HandoffNode* next = n->next;
-    n->next = fifo;
-    fifo = n;
+  for (HandoffNode* n = posted_.take_all(); n;) {
+    HandoffNode* next = n->next;  // the resumed coroutine may reuse its node
+    if (n != skip) {
+      loop_.schedule(n->handle);
+      ++count;
+    }
     n = next;
-    ++count;
-  }
-  while (fifo) {
-    HandoffNode* next = fifo->next;  // the resumed coroutine may reuse its node
-    loop_.schedule(fifo->handle);
-    fifo = next;
   }
   handed_ += count;
   return count;
@@ -63,7 +51,7 @@ size_t Handoff::take() {
 
 ArmResult Handoff::try_arm() {
   sleeping_.store(true, std::memory_order_seq_cst);
-  if (head_.load(std::memory_order_seq_cst) != nullptr) {
+  if (!posted_.empty_seq_cst()) {
     sleeping_.store(false, std::memory_order_relaxed);
     return ArmResult::busy;
   }

@@ -19,6 +19,7 @@
 #include <coroutine>
 #include <cstddef>
 
+#include "runtime/mpsc_stack.hpp"
 #include "runtime/poller.hpp"
 
 namespace commbench {
@@ -54,10 +55,12 @@ class Handoff final : public Poller {
   size_t expected() const noexcept { return expected_; }
 
   // Any thread: true while something posted has not been taken yet.
-  bool pending() const noexcept { return head_.load(std::memory_order_relaxed) != nullptr; }
+  bool pending() const noexcept { return !posted_.empty(); }
 
-  // Loop thread: schedules everything posted so far; the number of nodes taken.
-  size_t take();
+  // Loop thread: schedules everything posted so far; the number of nodes taken. A node
+  // equal to `skip` is dropped instead (its coroutine is being destroyed; see mpi's
+  // ThreadProgress::reclaim_now).
+  size_t take(const HandoffNode* skip = nullptr);
 
   HandoffStats stats() const noexcept {
     return {handed_, wakes_.load(std::memory_order_relaxed)};
@@ -66,7 +69,7 @@ class Handoff final : public Poller {
   // Poller.
   const char* name() const noexcept override { return name_; }
   bool has_work() const noexcept override {
-    return expected_ > 0 || head_.load(std::memory_order_relaxed) != nullptr;
+    return expected_ > 0 || !posted_.empty();
   }
   bool poll() override { return take() != 0; }
   ArmResult try_arm() override;
@@ -83,7 +86,7 @@ class Handoff final : public Poller {
   EventLoop& loop_;
   const char* name_;
   int efd_ = -1;
-  std::atomic<HandoffNode*> head_{nullptr};
+  MpscStack<HandoffNode> posted_;
   std::atomic<bool> sleeping_{false};
   std::atomic<uint64_t> wakes_{0};
   size_t expected_ = 0;

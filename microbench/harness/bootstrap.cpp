@@ -8,20 +8,21 @@
 
 #include "harness/finalize_watchdog.hpp"
 #include "harness/inherited_listeners.hpp"
+#include "mpi/mpi_session.hpp"
 
 namespace commbench {
 
-Bootstrap::Bootstrap(int& argc, char**& argv, std::string program, const std::string& interface)
+Bootstrap::Bootstrap(int& argc, char**& argv, std::string program, const std::string& interface,
+                     int thread_level)
     : program_(std::move(program)) {
   inherited_closed_ = close_inherited_listeners();
   steering_ = &steer_libraries(interface);
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, thread_level, &thread_level_);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  if (provided < MPI_THREAD_FUNNELED)
-    fail_all("the MPI library provides thread level " + std::to_string(provided) +
-                 ", the event loop needs MPI_THREAD_FUNNELED or better",
+  if (thread_level_ < thread_level)
+    fail_all(std::string("the MPI library provides ") + mpi::thread_level_name(thread_level_) +
+                 ", the selected policies need " + mpi::thread_level_name(thread_level),
              1);
 }
 

@@ -15,16 +15,20 @@ namespace commbench {
 class Bootstrap {
  public:
   // Steers the libraries to `interface` (--interface; empty: none asked for; see
-  // steering/library_steering.hpp), then initializes MPI with MPI_THREAD_FUNNELED (the loop
-  // calls MPI from one thread) and fails with a clear message if the library provides
-  // less. An `interface` that names nothing on this host steers nothing: the session's
+  // steering/library_steering.hpp), then initializes MPI at `thread_level`
+  // (MPI_THREAD_FUNNELED: the loop calls MPI from one thread; MPI_THREAD_MULTIPLE when a
+  // selected policy has a progress thread) and fails with a clear message if the library
+  // provides less. An `interface` that names nothing on this host steers nothing: the session's
   // choice of listening address (harness/interface.hpp) reports it for the whole job.
-  Bootstrap(int& argc, char**& argv, std::string program, const std::string& interface);
+  Bootstrap(int& argc, char**& argv, std::string program, const std::string& interface,
+            int thread_level = MPI_THREAD_FUNNELED);
   ~Bootstrap();
   Bootstrap(const Bootstrap&) = delete;
   Bootstrap& operator=(const Bootstrap&) = delete;
 
   int rank() const noexcept { return rank_; }
+  // The thread level MPI provides (MPI_THREAD_*).
+  int thread_level() const noexcept { return thread_level_; }
   int size() const noexcept { return size_; }
   const std::string& program() const noexcept { return program_; }
   // What was set before MPI_Init, and how many launcher listeners this rank let go.
@@ -53,6 +57,7 @@ class Bootstrap {
   const LibrarySteering* steering_ = nullptr;
   int inherited_closed_ = 0;
   int rank_ = 0;
+  int thread_level_ = 0;
   int size_ = 1;
 };
 

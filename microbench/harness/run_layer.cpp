@@ -1,9 +1,14 @@
 #include "harness/run_layer.hpp"
 
+#include <algorithm>
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "harness/network_metadata.hpp"
 #include "harness/run_guard.hpp"
+#include "mpi/mpi_progress.hpp"
+#include "mpi/mpi_session.hpp"
 
 namespace commbench {
 
@@ -29,9 +34,53 @@ void RunLayer::parse(CLI::App& app, const ProgramShape& shape,
   }
 }
 
+namespace {
+
+// The highest MPI thread level a selected policy needs: a progress thread makes it
+// MPI_THREAD_MULTIPLE for the whole run, raw-mpi included, so the baseline and the
+// policies it is compared with pay the same library locking.
+int needed_thread_level(const RunSelection& selection) {
+  int level = MPI_THREAD_FUNNELED;
+  for (const BackendSpec& spec : selection.specs)
+    if (spec.name == "mpi")
+      level = std::max(level, mpi::required_thread_level(mpi::parse_progress(spec.progress)));
+  return level;
+}
+
+// Which selected policies run a progress thread, and whether the node then has more busy
+// threads than CPUs: a polling progress thread spins beside its rank's loop, so on 2
+// cores two ranks with ucx:thread are oversubscribed, and the report says so beside
+// those figures (issue 16).
+Json progress_thread_note(const RunSelection& selection) {
+  Json policies = Json::array();
+  int polling = 0;
+  for (const BackendSpec& spec : selection.specs) {
+    if (spec.progress.rfind("thread", 0) != 0) continue;
+    policies.push_back(spec.label());
+    if (spec.progress == "thread") ++polling;
+  }
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  long local = 1;  // ranks on this node, as the launcher says (a singleton: 1)
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* s = std::getenv(v)) local = std::max(local, std::atol(s));
+  Json note;
+  note["policies"] = policies;
+  note["polling_threads_per_rank"] = polling;
+  note["local_ranks"] = local;
+  note["cpus_online"] = cpus;
+  // Each rank's loop sleeps while a progress thread owns the progress (handoff.hpp), so
+  // a rank is one busy thread per polling progress thread, and one more while it runs
+  // the loop's coroutines or another policy interleaved with it.
+  note["oversubscribed"] = polling > 0 && local * (1 + polling) > cpus;
+  return note;
+}
+
+}  // namespace
+
 Bootstrap& RunLayer::start(int& argc, char**& argv, const RunSelection& selection) {
   request_ = interface_request(selection.interface);
-  boot_ = std::make_unique<Bootstrap>(argc, argv, program_, request_.value);
+  boot_ = std::make_unique<Bootstrap>(argc, argv, program_, request_.value,
+                                      needed_thread_level(selection));
   arm_run_timeout(boot_->program(), selection.run_timeout_s);
   return *boot_;
 }
@@ -48,6 +97,8 @@ Json RunLayer::metadata(Json settings, const RunSelection& selection, const Even
   settings["listen_host"] = iface_.address;
   settings["spin_budget_ns"] = loop.options().spin_budget.count();
   settings["spin_yield_after_ns"] = loop.options().spin_yield_after.count();
+  settings["mpi_thread_level"] = mpi::thread_level_name(boot_->thread_level());
+  settings["progress_threads"] = progress_thread_note(selection);
   Json meta = collect_metadata(*boot_, argv_, run_id_, settings, load_at_start_);
   add_network_metadata(meta, *boot_, iface_,
                        boot_->rank() == 0 ? transports() : Json(Json::object()));
