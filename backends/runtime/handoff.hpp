@@ -79,7 +79,10 @@ class Handoff final : public Poller {
   // progress thread is the one that spins. A loop that also spun would be a second busy
   // thread per rank; on 2 cores, two ranks' four spinners made every 1 B ping-pong wait
   // for a time slice (p50 2 ms, against 32 us with the loop asleep).
-  bool arm_at_once() const noexcept override { return expected_ > 0; }
+  bool arm_at_once() const noexcept override { return sleep_while_expecting_ && expected_ > 0; }
+  // false: the loop spins its usual budget first, as for any poller (a machine with a
+  // core to spare per thread; inproc_bench measures both).
+  void set_sleep_while_expecting(bool on) noexcept { sleep_while_expecting_ = on; }
   void on_wake() noexcept override;
 
  private:
@@ -90,6 +93,7 @@ class Handoff final : public Poller {
   std::atomic<bool> sleeping_{false};
   std::atomic<uint64_t> wakes_{0};
   size_t expected_ = 0;
+  bool sleep_while_expecting_ = true;
   uint64_t handed_ = 0;
 };
 
