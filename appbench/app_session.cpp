@@ -7,6 +7,7 @@
 #include "comm/registry.hpp"
 #include "distributed/scheduler.hpp"
 #include "distributed/worker.hpp"
+#include "harness/backend_listing.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/inject_delay.hpp"
 #include "harness/option_listing.hpp"
@@ -73,6 +74,9 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
   add_options(app);
   layer_.parse(app, {layer_.program(), false, workload.sizes, layout_names()}, [&] {
     resolve_selection(opts_, Family::appbench);
+    for (const auto& spec : opts_.specs)
+      refuse_stalling_policy(backend_policies(spec.name, false), spec.progress, spec.name,
+                             "an app (workers fetch from each other at once)");
     opts_.inject_delay_ns = parse_inject_delay(opts_.inject_delay);
     if (opts_.runs == 0) throw std::invalid_argument("--runs must be >= 1");
     if (opts_.fetch_concurrency == 0)

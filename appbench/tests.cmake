@@ -52,6 +52,18 @@ foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
   endforeach()
 endforeach()
 
+# The progress-thread policies run both apps too (3 ranks, compact: the pattern the
+# all-to-all fetches exercise is the same at 4), and mpi:blocking, whose MPI_Wait would
+# deadlock the workers' concurrent fetches, is refused in one line.
+foreach(policy ucx:thread ucx:thread-blocking mpi:thread)
+  string(REPLACE ":" "_" _pol ${policy})
+  foreach(app transpose_sum merge)
+    _appbench_test(appbench.${app}.${_pol}.np3.compact zero "validation: PASSED" 120
+                   ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:${app}>
+                   --backend ${policy} --layout compact --timeout 100 ${_args_${app}})
+  endforeach()
+endforeach()
+
 # groupby, sort and matmul: CI runs one backend each at 3 ranks (the compact layout); the
 # full backend x ranks x layout matrix carries the label appbench_full, which the default
 # test presets exclude (run it with: ctest --preset openmpi-full, or mpich-full).
@@ -116,7 +128,8 @@ _appbench_bad(size_beyond_memory 3 transpose_sum "--size 1000000 needs about [0-
 _appbench_bad(unknown_preset 3 transpose_sum "unknown --preset 'huge'" --preset huge)
 _appbench_bad(unknown_layout 3 transpose_sum "unknown --layout 'ring'" --layout ring)
 _appbench_bad(unknown_backend 3 transpose_sum "unknown backend 'pigeon' \\(known: tcp, mpi, ucx\\)" --backend pigeon)
-_appbench_bad(unknown_policy 3 merge "mpi has no progress policy 'telepathy' \\(known: batched, cooperative, blocking\\)" --backend mpi:telepathy)
+_appbench_bad(stalling_policy 3 merge "mpi:blocking stops the event loop while it waits, so an app \\(workers fetch from each other at once\\) would deadlock" --backend mpi:blocking)
+_appbench_bad(unknown_policy 3 merge "mpi has no progress policy 'telepathy' \\(known: batched, cooperative, thread, blocking\\)" --backend mpi:telepathy)
 _appbench_bad(two_backends 3 merge "--backend takes one backend in an app" --backend tcp,mpi)
 _appbench_bad(runs_zero 3 transpose_sum "--runs must be >= 1" --runs 0)
 _appbench_bad(csv_unwritable 3 transpose_sum "cannot write /no-such-dir/x.csv" -n 64 -c 32 --runs 1 --csv /no-such-dir/x.csv)

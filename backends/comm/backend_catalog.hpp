@@ -14,6 +14,10 @@ namespace commbench {
 struct PolicyInfo {
   std::string name;
   std::string description;
+  // Its waits stop the whole event loop (mpi:blocking's MPI_Wait): any pattern where a
+  // rank must serve a peer while it waits for its own request (bidirectional bandwidth,
+  // the apps' all-to-all fetches) deadlocks, so those refuse it up front.
+  bool stalls_loop = false;
 };
 
 // One KEY of `--backend-opt KEY=VALUE` (BackendOptions::extra) that a backend reads.
@@ -31,14 +35,20 @@ struct PolicyEntry {
   E value;
   const char* name;
   const char* description;
+  bool stalls_loop = false;  // see PolicyInfo
 };
 
 template <typename E, size_t N>
 std::vector<PolicyInfo> describe_policies(const PolicyEntry<E> (&table)[N]) {
   std::vector<PolicyInfo> out;
-  for (const auto& row : table) out.push_back({row.name, row.description});
+  for (const auto& row : table) out.push_back({row.name, row.description, row.stalls_loop});
   return out;
 }
+
+// Throws std::invalid_argument when `name` (of `backend`, in `table`) stalls the loop, in
+// one line naming `pattern` (what would deadlock) and the policies that work there.
+void refuse_stalling_policy(const std::vector<PolicyInfo>& table, const std::string& name,
+                            const std::string& backend, const std::string& pattern);
 
 // Throws std::invalid_argument unless `table` has a policy `name` ("" = its default), in
 // the one line every refusal reads: "mpi has no progress policy 'x' (known: batched,

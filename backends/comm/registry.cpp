@@ -40,3 +40,20 @@ std::vector<std::string> Registry::schemes() const {
 }
 
 }  // namespace commbench
+
+namespace commbench {
+
+void refuse_stalling_policy(const std::vector<PolicyInfo>& table, const std::string& name,
+                            const std::string& backend, const std::string& pattern) {
+  const PolicyInfo* chosen = nullptr;
+  std::string usable;
+  for (const auto& row : table) {
+    if (name.empty() ? &row == &table.front() : row.name == name) chosen = &row;
+    if (!row.stalls_loop) usable += (usable.empty() ? "" : ", ") + backend + ":" + row.name;
+  }
+  if (!chosen || !chosen->stalls_loop) return;
+  throw std::invalid_argument(backend + ":" + chosen->name + " stops the event loop while it waits, so " +
+                              pattern + " would deadlock (use " + usable + ")");
+}
+
+}  // namespace commbench

@@ -26,7 +26,8 @@ inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
      "MPI_THREAD_MULTIPLE"},
     {Progress::blocking, "blocking",
      "MPI_Wait stops the whole loop until the request completes; a baseline that "
-     "deadlocks in some patterns"},
+     "deadlocks in some patterns (refused by bidirectional bandwidth and the apps)",
+     true},
 };
 
 // The MPI thread level a policy needs (the harness asks MPI_Init_thread for the highest

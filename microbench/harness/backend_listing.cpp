@@ -22,7 +22,8 @@ Json entry(const std::string& name, const char* kind, const std::vector<PolicyIn
   e["kind"] = kind;
   e["policies"] = Json::array();
   for (const auto& p : policies)
-    e["policies"].push_back({{"name", p.name}, {"description", p.description}});
+    e["policies"].push_back(
+        {{"name", p.name}, {"description", p.description}, {"stalls_loop", p.stalls_loop}});
   e["default_policy"] = policies.empty() ? Json() : Json(policies[0].name);
   e["raw_baseline"] = nullptr;
   e["options"] = Json::array();

@@ -25,7 +25,7 @@ std::vector<PolicyInfo> backend_policies(const std::string& name, bool with_raw_
 // baselines) or both, for help texts and refusals.
 std::string backend_names(bool coroutine, bool raw_baselines);
 
-// "tcp: epoll; mpi: batched|cooperative|blocking; ..." (first = default), for --progress's
+// "tcp: epoll; mpi: batched|cooperative|thread|blocking; ..." (first = default), for --progress's
 // help text in every binary.
 std::string progress_summary();
 

@@ -2,7 +2,9 @@
 
 #include <stdexcept>
 
+#include "comm/backend_catalog.hpp"
 #include "comm/buffer.hpp"
+#include "harness/backend_listing.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/inject_delay.hpp"
 #include "harness/option_listing.hpp"
@@ -117,6 +119,10 @@ void check_fits(const BenchOptions& o) {
 
 void resolve_bench_options(BenchOptions& o) {
   resolve_selection(o, Family::microbench);
+  if (o.bidirectional)
+    for (const auto& spec : o.specs)
+      refuse_stalling_policy(backend_policies(spec.name, true), spec.progress, spec.name,
+                             "--bidirectional (both ranks send and receive at once)");
   size_t lo = parse_size(o.min_size), hi = parse_size(o.max_size);
   o.sizes = size_sweep(lo, hi, o.factor);
   o.large_bytes = parse_size(o.large_size);
