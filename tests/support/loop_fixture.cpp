@@ -14,14 +14,7 @@ std::vector<BackendParam> all_backend_params() {
   std::vector<BackendParam> out;
   for (const auto& scheme : registry().schemes())
     for (const auto& p : registry().info(scheme).progress_policies)
-      if (p.name != "blocking") out.push_back({scheme, p.name});
-  return out;
-}
-
-std::vector<BackendParam> default_backend_params() {
-  std::vector<BackendParam> out;
-  for (const auto& scheme : registry().schemes())
-    out.push_back({scheme, registry().info(scheme).progress_policies.front().name});
+      if (!p.stalls_loop) out.push_back({scheme, p.name});  // in-process peers would deadlock
   return out;
 }
 

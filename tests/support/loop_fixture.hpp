@@ -25,10 +25,9 @@ struct BackendParam {
 };
 
 // Every registered scheme with every progress policy that can run listener and connector
-// on one loop ("blocking" MPI_Wait cannot: it would deadlock against itself).
+// on one loop (not one that stalls the loop: mpi:blocking's MPI_Wait would deadlock
+// against itself).
 std::vector<BackendParam> all_backend_params();
-// Every registered scheme with its default policy (for the heavier tests).
-std::vector<BackendParam> default_backend_params();
 // "tcp_epoll": a test-name suffix.
 std::string param_name(const ::testing::TestParamInfo<BackendParam>& info);
 // So failures print "tcp:epoll" instead of the object's bytes.
@@ -94,8 +93,7 @@ class LoopFixture : public ::testing::Test {
   EchoLog echo_;
 };
 
-// A LoopFixture on the parameter's backend: TEST_P over all_backend_params() or
-// default_backend_params().
+// A LoopFixture on the parameter's backend: TEST_P over all_backend_params().
 class BackendSuite : public LoopFixture, public ::testing::WithParamInterface<BackendParam> {
  protected:
   void SetUp() override { use_backend(GetParam().scheme, GetParam().progress); }
