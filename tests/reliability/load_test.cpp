@@ -198,7 +198,7 @@ TEST_P(LoadSuite, ConcurrentReadsAndWritesBothWaysKeepOrder) {
   EXPECT_TRUE(handler_errors_.empty()) << handler_errors_.front();
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, LoadSuite, ::testing::ValuesIn(default_backend_params()),
+INSTANTIATE_TEST_SUITE_P(AllBackends, LoadSuite, ::testing::ValuesIn(data_path_backend_params()),
                          param_name);
 
 }  // namespace

@@ -29,6 +29,10 @@ struct BackendParam {
 std::vector<BackendParam> all_backend_params();
 // Every registered scheme with its default policy (for the heavier tests).
 std::vector<BackendParam> default_backend_params();
+// default_backend_params() and every non-default policy with a data path of its own
+// (tcp:uring: its own send/receive code, so the heavy tests must cover it too), where
+// this build registers it.
+std::vector<BackendParam> data_path_backend_params();
 // "tcp_epoll": a test-name suffix.
 std::string param_name(const ::testing::TestParamInfo<BackendParam>& info);
 // So failures print "tcp:epoll" instead of the object's bytes.
@@ -41,6 +45,9 @@ class LoopFixture : public ::testing::Test {
   void TearDown() override;
 
   // Creates backend_ (progress "" = the scheme's default) and makes it the one under test.
+  // Where this machine refuses it (BackendUnavailable: tcp:uring where the kernel forbids
+  // io_uring), the test is skipped with that one line: a SetUp that goes on after it
+  // checks IsSkipped().
   void use_backend(const std::string& scheme, const std::string& progress = {});
 
   // Runs `body(token)` on the loop under a deadline (run_limit_ unless given).
