@@ -225,7 +225,11 @@ class TcpBackend final : public Backend {
 #if COMMBENCH_HAVE_URING
     // One ring per backend, i.e. per event loop; comms share it and keep it alive.
     // Throws BackendUnavailable (one line) where the kernel refuses io_uring.
-    if (policy_ == Progress::uring) ring_ = UringRing::create(loop_);
+    if (policy_ == Progress::uring) {
+      auto it = options.extra.find(kUringTaskrunKey);
+      ring_ = UringRing::create(loop_,
+                                parse_uring_taskrun(it == options.extra.end() ? "" : it->second));
+    }
 #endif
   }
   std::string scheme() const override { return "tcp"; }
@@ -255,6 +259,14 @@ std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions&
 
 std::vector<PolicyInfo> progress_policies() {
   return describe_policies(kProgressPolicies);
+}
+
+std::vector<SettingInfo> backend_settings() {
+#if COMMBENCH_HAVE_URING
+  return {uring_taskrun_setting()};
+#else
+  return {};
+#endif
 }
 
 }  // namespace commbench::tcp

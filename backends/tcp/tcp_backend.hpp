@@ -13,5 +13,7 @@ std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions&
 // Its policies: epoll (socket readiness from the loop's epoll, the default) and, when built
 // with liburing, uring (sends and receives as io_uring SQEs; README.md).
 std::vector<PolicyInfo> progress_policies();
+// The --backend-opt keys it reads (uring_taskrun, where tcp:uring is built).
+std::vector<SettingInfo> backend_settings();
 
 }  // namespace commbench::tcp

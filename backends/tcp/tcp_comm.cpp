@@ -34,8 +34,10 @@ TcpComm::TcpComm(EventLoop& loop, int fd, const CommLimits& limits, std::shared_
       read_lock_(loop),
       staging_size_(std::max(kStagingBytes, header_bytes(limits.max_frames))) {
   staging_ = std::make_unique<std::byte[]>(staging_size_);
-  // io_uring completes an op on an O_NONBLOCK socket with -EAGAIN instead of waiting for
-  // readiness itself: a ring's sockets are blocking, and nobody waits on them in epoll.
+  // Under io_uring the kernel waits for readiness itself (it arms its own poll), so a
+  // ring's sockets are blocking: no kernel's reading of O_NONBLOCK can turn that wait
+  // into -EAGAIN completions (6.18 waits either way: a recv posted on an idle
+  // non-blocking socketpair stayed pending). Nobody waits on them in epoll.
   set_nonblocking(fd_, !ring_);
   set_nodelay(fd_);
   if (!ring_) loop_.watch_fd(fd_);

@@ -3,8 +3,7 @@
 // one recv() while large frames are received in place. Two data paths, one wire format:
 // tcp:epoll tries each non-blocking send/recv and waits for readiness from the loop's
 // epoll; tcp:uring (a ring given) submits each send/recv as an io_uring SQE and resumes
-// on its CQE, on a blocking socket (io_uring then waits by itself instead of answering
-// EAGAIN).
+// on its CQE, on a blocking socket (the kernel's io_uring waits for readiness itself).
 #pragma once
 
 #include <sys/uio.h>

@@ -24,12 +24,21 @@
 #include <memory>
 #include <string>
 
+#include "comm/backend_catalog.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/poller.hpp"
 
 namespace commbench::tcp {
 
 class UringRing;
+
+// When the kernel runs a completion's task work (uring_ring.cpp says what was measured).
+enum class UringTaskrun { defer, signal };
+inline constexpr const char* kUringTaskrunKey = "uring_taskrun";
+// "" = defer; throws std::invalid_argument naming the values otherwise.
+UringTaskrun parse_uring_taskrun(const std::string& s);
+// The --backend-opt key as --list-backends shows it.
+SettingInfo uring_taskrun_setting();
 
 // The one line a refused io_uring_queue_init (-err) reads: what the kernel said and, from
 // /proc/sys/kernel/io_uring_disabled, whether it was configured to say it.
@@ -59,10 +68,6 @@ class UringOp : public CancellableWait {
 
  private:
   friend class UringRing;
-
-  // The one line a refused io_uring_queue_init (-err) reads: what the kernel said and, from
-  // /proc/sys/kernel/io_uring_disabled, whether it was configured to say it.
-  std::string uring_unavailable_reason(int err);
   static void cancel_cb(CancelRegistration* r);
   // From the ring, with this op's CQE result.
   void complete(int res) noexcept;
@@ -82,7 +87,8 @@ class UringRing final : public Poller {
  public:
   // Sets up the ring and its eventfd and registers with `loop`. Throws BackendUnavailable
   // with one line naming why when the kernel refuses io_uring.
-  static std::shared_ptr<UringRing> create(EventLoop& loop);
+  static std::shared_ptr<UringRing> create(EventLoop& loop,
+                                           UringTaskrun taskrun = UringTaskrun::defer);
   ~UringRing() override;
   UringRing(const UringRing&) = delete;
   UringRing& operator=(const UringRing&) = delete;
@@ -115,16 +121,20 @@ class UringRing final : public Poller {
   explicit UringRing(EventLoop& loop) : loop_(loop) {}
   // A free SQE (submitting what is queued when the SQ is full).
   io_uring_sqe* get_sqe();
-  void submit() noexcept;
+  // Throws CommError when called from another thread than the ring's (SINGLE_ISSUER).
+  void submit();
   // Reaps every CQE posted; true if there was one.
   bool reap() noexcept;
   // Cancels `op` and reaps until its CQE arrived (for an op whose frame is going away).
   void cancel_and_wait(UringOp* op) noexcept;
   void prep_cancel(uint64_t user_data, int fd, unsigned flags) noexcept;
+  // True when completions wait for this thread to enter the kernel (DEFER_TASKRUN).
+  bool task_work_pending() const noexcept;
 
   EventLoop& loop_;
   io_uring ring_{};
   bool ring_ready_ = false;
+  bool deferred_ = false;    // IORING_SETUP_DEFER_TASKRUN accepted: poll() fetches CQEs
   bool registered_ = false;  // with the loop, as a poller
   bool closing_ = false;     // in the destructor: completions resume nobody
   int event_fd_ = -1;
