@@ -9,7 +9,7 @@ namespace commbench {
 Registry& registry() {
   static Registry r = [] {
     Registry reg;
-    reg.add({"tcp", tcp::progress_policies(), {}, &tcp::make_tcp_backend});
+    reg.add({"tcp", tcp::progress_policies(), tcp::backend_settings(), &tcp::make_tcp_backend});
     reg.add({"mpi", mpi::progress_policies(), mpi::backend_settings(), &mpi::make_mpi_backend});
     reg.add({"ucx", ucx::progress_policies(), {}, &ucx::make_ucx_backend});
     return reg;

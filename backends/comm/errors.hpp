@@ -35,6 +35,13 @@ class ProtocolError : public CommError {
   using CommError::CommError;
 };
 
+// A backend or progress policy that this build knows but this machine refuses (the kernel
+// forbids io_uring, say); the one-line message names the reason. Tests skip on it.
+class BackendUnavailable : public CommError {
+ public:
+  using CommError::CommError;
+};
+
 // An address that cannot be parsed or is not valid for its backend.
 class AddressError : public CommError {
  public:

@@ -13,6 +13,9 @@
 #include "runtime/timeout.hpp"
 #include "tcp/socket_util.hpp"
 #include "tcp/tcp_comm.hpp"
+#if COMMBENCH_HAVE_URING
+#include "tcp/uring_ring.hpp"
+#endif
 
 namespace commbench::tcp {
 
@@ -21,11 +24,17 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kHandshakeTimeout = 10s;
 
-// One policy: what progress() reports and what the registry lists.
-enum class Progress { epoll };
+// What progress() reports and what the registry lists. Connection setup (listen, accept,
+// connect) waits on epoll readiness under both: only the data path differs (tcp_comm.hpp).
+enum class Progress { epoll, uring };
 constexpr PolicyEntry<Progress> kProgressPolicies[] = {
     {Progress::epoll, "epoll",
      "non-blocking sockets whose readiness comes from the event loop's epoll"},
+#if COMMBENCH_HAVE_URING
+    {Progress::uring, "uring",
+     "sends and receives submitted to one io_uring per backend, resumed from its "
+     "completions (the ring's eventfd wakes the loop's epoll)"},
+#endif
 };
 
 HostPort parse_tcp(const std::string& address) {
@@ -55,6 +64,7 @@ Task<std::string> exchange_hello(TcpComm& comm, const std::string& my_name, bool
 struct ListenState {
   EventLoop& loop;
   CommLimits limits;
+  std::shared_ptr<UringRing> ring;  // tcp:uring's ring for accepted comms, or null
   int fd = -1;
   std::string contact;
   CommHandler handler;
@@ -89,7 +99,7 @@ Task<void> accept_loop(std::shared_ptr<ListenState> st) {
     if (st->fd < 0) co_return;
     int fd = ::accept4(st->fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd >= 0) {
-      spawn(st->loop, serve_one(st, std::make_unique<TcpComm>(st->loop, fd, st->limits)));
+      spawn(st->loop, serve_one(st, std::make_unique<TcpComm>(st->loop, fd, st->limits, st->ring)));
       continue;
     }
     if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -111,8 +121,11 @@ Task<void> accept_loop(std::shared_ptr<ListenState> st) {
 
 class TcpListener final : public Listener {
  public:
-  TcpListener(EventLoop& loop, const std::string& address, const CommLimits& limits)
-      : address_(address), state_(std::make_shared<ListenState>(loop, limits)) {}
+  TcpListener(EventLoop& loop, const std::string& address, const CommLimits& limits,
+              std::shared_ptr<UringRing> ring)
+      : address_(address), state_(std::make_shared<ListenState>(loop, limits)) {
+    state_->ring = std::move(ring);
+  }
   ~TcpListener() override { stop(); }
 
   Task<void> start(CommHandler handler) override {
@@ -149,7 +162,8 @@ class TcpListener final : public Listener {
 
 class TcpConnector final : public Connector {
  public:
-  TcpConnector(EventLoop& loop, const CommLimits& limits) : loop_(loop), limits_(limits) {}
+  TcpConnector(EventLoop& loop, const CommLimits& limits, std::shared_ptr<UringRing> ring)
+      : loop_(loop), limits_(limits), ring_(std::move(ring)) {}
 
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
                                       std::chrono::nanoseconds timeout) override {
@@ -183,7 +197,7 @@ class TcpConnector final : public Connector {
       why = errno_message("connect", err);
       co_return nullptr;
     }
-    auto comm = std::make_unique<TcpComm>(loop_, fd.release(), limits_);
+    auto comm = std::make_unique<TcpComm>(loop_, fd.release(), limits_, ring_);
     try {
       // The listener's contact address; the socket peer is authoritative.
       (void)co_await exchange_hello(*comm, comm->local_address(), true, token);
@@ -199,18 +213,32 @@ class TcpConnector final : public Connector {
 
   EventLoop& loop_;
   CommLimits limits_;
+  std::shared_ptr<UringRing> ring_;
 };
 
 class TcpBackend final : public Backend {
  public:
-  TcpBackend(EventLoop& loop, const BackendOptions& options) : loop_(loop), options_(options) {}
+  TcpBackend(EventLoop& loop, const BackendOptions& options)
+      : loop_(loop),
+        options_(options),
+        policy_(parse_policy(kProgressPolicies, options.progress, "tcp")) {
+#if COMMBENCH_HAVE_URING
+    // One ring per backend, i.e. per event loop; comms share it and keep it alive.
+    // Throws BackendUnavailable (one line) where the kernel refuses io_uring.
+    if (policy_ == Progress::uring) {
+      auto it = options.extra.find(kUringTaskrunKey);
+      ring_ = UringRing::create(loop_,
+                                parse_uring_taskrun(it == options.extra.end() ? "" : it->second));
+    }
+#endif
+  }
   std::string scheme() const override { return "tcp"; }
-  std::string progress() const override { return kProgressPolicies[0].name; }
+  std::string progress() const override { return policy_name(kProgressPolicies, policy_); }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
-    return std::make_unique<TcpListener>(loop_, address, options_.limits);
+    return std::make_unique<TcpListener>(loop_, address, options_.limits, ring_);
   }
   std::unique_ptr<Connector> make_connector() override {
-    return std::make_unique<TcpConnector>(loop_, options_.limits);
+    return std::make_unique<TcpConnector>(loop_, options_.limits, ring_);
   }
   std::string default_listen_address(const std::string& host) const override {
     return "tcp://" + format_host_port(host, 0);
@@ -219,6 +247,8 @@ class TcpBackend final : public Backend {
  private:
   EventLoop& loop_;
   BackendOptions options_;
+  Progress policy_;
+  std::shared_ptr<UringRing> ring_;  // tcp:uring only
 };
 
 }  // namespace
@@ -229,6 +259,14 @@ std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions&
 
 std::vector<PolicyInfo> progress_policies() {
   return describe_policies(kProgressPolicies);
+}
+
+std::vector<SettingInfo> backend_settings() {
+#if COMMBENCH_HAVE_URING
+  return {uring_taskrun_setting()};
+#else
+  return {};
+#endif
 }
 
 }  // namespace commbench::tcp

@@ -10,7 +10,10 @@
 namespace commbench::tcp {
 
 std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions& options);
-// Its one policy: the socket's readiness from the loop's epoll.
+// Its policies: epoll (socket readiness from the loop's epoll, the default) and, when built
+// with liburing, uring (sends and receives as io_uring SQEs; README.md).
 std::vector<PolicyInfo> progress_policies();
+// The --backend-opt keys it reads (uring_taskrun, where tcp:uring is built).
+std::vector<SettingInfo> backend_settings();
 
 }  // namespace commbench::tcp

@@ -11,6 +11,9 @@
 
 #include "comm/errors.hpp"
 #include "tcp/socket_util.hpp"
+#if COMMBENCH_HAVE_URING
+#include "tcp/uring_ring.hpp"
+#endif
 
 namespace commbench::tcp {
 
@@ -20,19 +23,24 @@ constexpr size_t kStagingBytes = 64 * 1024;
 constexpr size_t kDirectReadBytes = kStagingBytes / 2;
 }  // namespace
 
-TcpComm::TcpComm(EventLoop& loop, int fd, const CommLimits& limits)
+TcpComm::TcpComm(EventLoop& loop, int fd, const CommLimits& limits, std::shared_ptr<UringRing> ring)
     : loop_(loop),
       fd_(fd),
       limits_(limits),
+      ring_(std::move(ring)),
       local_("tcp://" + format_host_port(local_endpoint(fd).host, local_endpoint(fd).port)),
       peer_("tcp://" + format_host_port(peer_endpoint(fd).host, peer_endpoint(fd).port)),
       write_lock_(loop),
       read_lock_(loop),
       staging_size_(std::max(kStagingBytes, header_bytes(limits.max_frames))) {
   staging_ = std::make_unique<std::byte[]>(staging_size_);
-  set_nonblocking(fd_, true);
+  // Under io_uring the kernel waits for readiness itself (it arms its own poll), so a
+  // ring's sockets are blocking: no kernel's reading of O_NONBLOCK can turn that wait
+  // into -EAGAIN completions (6.18 waits either way: a recv posted on an idle
+  // non-blocking socketpair stayed pending). Nobody waits on them in epoll.
+  set_nonblocking(fd_, !ring_);
   set_nodelay(fd_);
-  loop_.watch_fd(fd_);
+  if (!ring_) loop_.watch_fd(fd_);
 }
 
 TcpComm::~TcpComm() { abort(); }
@@ -46,8 +54,15 @@ void TcpComm::fail(const std::string& why) {
   throw CommClosedError("connection to " + peer_ + " " + why);
 }
 
+void TcpComm::cancel_ring_ops() noexcept {
+#if COMMBENCH_HAVE_URING
+  if (ring_) ring_->cancel_fd(fd_);
+#endif
+}
+
 Task<void> TcpComm::close() {
   if (fd_ >= 0) {
+    cancel_ring_ops();
     loop_.unwatch_fd(fd_);
     ::shutdown(fd_, SHUT_RDWR);
     ::close(fd_);
@@ -58,6 +73,7 @@ Task<void> TcpComm::close() {
 
 void TcpComm::abort() noexcept {
   if (fd_ < 0) return;
+  cancel_ring_ops();
   loop_.unwatch_fd(fd_);
   linger lg{1, 0};  // reset, do not linger: the peer learns at once
   setsockopt(fd_, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
@@ -71,14 +87,29 @@ Task<void> TcpComm::send_iov(iovec* iov, size_t count, CancelToken token) {
     msghdr mh{};
     mh.msg_iov = iov;
     mh.msg_iovlen = std::min<size_t>(count, IOV_MAX);
-    ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        co_await loop_.writable(fd_, token);
-        continue;
+    ssize_t n;
+#if COMMBENCH_HAVE_URING
+    if (ring_) {
+      // MSG_WAITALL: the kernel itself goes on after a partial send of a stream socket,
+      // so a message larger than the socket buffer costs one CQE, not one per buffer.
+      n = co_await ring_->sendmsg(fd_, &mh, MSG_NOSIGNAL | MSG_WAITALL, token);
+      if (n < 0) {
+        check_open("write");  // aborted under the send: its CQE says -ECANCELED
+        if (n == -EINTR || n == -EAGAIN) continue;
+        fail(errno_message("send failed", static_cast<int>(-n)));
       }
-      fail(errno_message("send failed", errno));
+    } else
+#endif
+    {
+      n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          co_await loop_.writable(fd_, token);
+          continue;
+        }
+        fail(errno_message("send failed", errno));
+      }
     }
     auto left = static_cast<size_t>(n);
     while (count > 0 && left >= iov->iov_len) {
@@ -118,6 +149,19 @@ Task<void> TcpComm::fill_staging(size_t want, CancelToken token) {
   }
   while (end_ - begin_ < want) {
     check_open("read");
+#if COMMBENCH_HAVE_URING
+    if (ring_) {
+      int n = co_await ring_->recv(fd_, staging_.get() + end_, staging_size_ - end_, 0, token);
+      if (n > 0) {
+        end_ += static_cast<size_t>(n);
+        continue;
+      }
+      check_open("read");  // aborted under the receive: its CQE says -ECANCELED
+      if (n == 0) fail(end_ == begin_ ? "closed by peer" : "closed by peer mid-message");
+      if (n == -EINTR || n == -EAGAIN) continue;
+      fail(errno_message("recv failed", -n));
+    }
+#endif
     ssize_t n = ::recv(fd_, staging_.get() + end_, staging_size_ - end_, 0);
     if (n > 0) {
       end_ += static_cast<size_t>(n);
@@ -150,6 +194,21 @@ Task<void> TcpComm::read_into(std::byte* out, size_t n, CancelToken token) {
       co_return;
     }
     check_open("read");
+#if COMMBENCH_HAVE_URING
+    if (ring_) {
+      // MSG_WAITALL: the whole frame in one CQE (the kernel retries partial receives).
+      int got = co_await ring_->recv(fd_, out, n, MSG_WAITALL, token);
+      if (got > 0) {
+        out += got;
+        n -= static_cast<size_t>(got);
+        continue;
+      }
+      check_open("read");
+      if (got == 0) fail("closed by peer mid-message");
+      if (got == -EINTR || got == -EAGAIN) continue;
+      fail(errno_message("recv failed", -got));
+    }
+#endif
     ssize_t got = ::recv(fd_, out, n, 0);
     if (got > 0) {
       out += got;

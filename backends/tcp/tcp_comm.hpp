@@ -1,6 +1,9 @@
-// One TCP connection on the event loop: non-blocking socket, TCP_NODELAY, a message as
-// one scatter/gather send (header + frames), and a staging buffer on the receive side
-// so a small message costs one recv() while large frames are received in place.
+// One TCP connection on the event loop: TCP_NODELAY, a message as one scatter/gather send
+// (header + frames), and a staging buffer on the receive side so a small message costs
+// one recv() while large frames are received in place. Two data paths, one wire format:
+// tcp:epoll tries each non-blocking send/recv and waits for readiness from the loop's
+// epoll; tcp:uring (a ring given) submits each send/recv as an io_uring SQE and resumes
+// on its CQE, on a blocking socket (the kernel's io_uring waits for readiness itself).
 #pragma once
 
 #include <sys/uio.h>
@@ -13,12 +16,15 @@
 #include "comm/comm.hpp"
 #include "comm/frame_header.hpp"
 #include "runtime/async_mutex.hpp"
+#include "tcp/uring_ring_fwd.hpp"
 
 namespace commbench::tcp {
 
 class TcpComm final : public Comm {
  public:
-  TcpComm(EventLoop& loop, int fd, const CommLimits& limits);
+  // `ring`: the tcp:uring backend's ring, or null for tcp:epoll.
+  TcpComm(EventLoop& loop, int fd, const CommLimits& limits,
+          std::shared_ptr<UringRing> ring = nullptr);
   ~TcpComm() override;
 
   Task<void> write(const Message& msg, CancelToken token = {}) override;
@@ -26,6 +32,8 @@ class TcpComm final : public Comm {
   Task<void> close() override;
   void abort() noexcept override;
   bool closed() const noexcept override { return fd_ < 0; }
+  // The kernel's descriptor, or -1 once closed (tests look at the socket under it).
+  int native_handle() const noexcept { return fd_; }
   std::string local_address() const override { return local_; }
   std::string peer_address() const override { return peer_; }
 
@@ -42,10 +50,13 @@ class TcpComm final : public Comm {
   Task<void> send_iov(::iovec* iov, size_t count, CancelToken token);
   [[noreturn]] void fail(const std::string& why);
   void check_open(const char* op) const;
+  // Ends whatever the ring still has in flight on the socket, before it is closed.
+  void cancel_ring_ops() noexcept;
 
   EventLoop& loop_;
   int fd_;
   CommLimits limits_;
+  std::shared_ptr<UringRing> ring_;  // keeps the ring alive while this comm may use it
   std::string local_;
   std::string peer_;
   AsyncMutex write_lock_;

@@ -27,6 +27,7 @@ class FaultSuite : public BackendSuite {
   FaultSuite() { run_limit_ = std::chrono::seconds(60); }
   void SetUp() override {
     BackendSuite::SetUp();
+    if (IsSkipped()) return;
     plan_ = std::make_shared<FaultPlan>();
     fault_ = fault::make_fault_backend(loop_, std::move(backend_), plan_);
     under_test_ = fault_.get();

@@ -40,6 +40,9 @@ class LoopFixture : public ::testing::Test {
   void TearDown() override;
 
   // Creates backend_ (progress "" = the scheme's default) and makes it the one under test.
+  // Where this machine refuses it (BackendUnavailable: tcp:uring where the kernel forbids
+  // io_uring), the test is skipped with that one line: a SetUp that goes on after it
+  // checks IsSkipped().
   void use_backend(const std::string& scheme, const std::string& progress = {});
 
   // Runs `body(token)` on the loop under a deadline (run_limit_ unless given).
