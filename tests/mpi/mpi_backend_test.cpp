@@ -460,6 +460,22 @@ bool peer_exit() {
                 "pending read -> " + why + " after " + std::to_string(s) + " s");
 }
 
+// This executable runs MPI at MPI_THREAD_FUNNELED: mpi:thread, whose progress thread calls
+// MPI beside the loop, must be refused in one line naming both levels, not started.
+bool thread_level_refused() {
+  EventLoop loop;
+  std::string why;
+  try {
+    auto backend = make(loop, "thread");
+    why = "mpi:thread was created at MPI_THREAD_FUNNELED";
+  } catch (const CommError& e) {
+    why = e.what();
+  }
+  bool ok = why.find("MPI_THREAD_FUNNELED, this policy needs MPI_THREAD_MULTIPLE") !=
+            std::string::npos;
+  return report(ok, "mpi:thread at FUNNELED -> " + why);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -487,10 +503,12 @@ int main(int argc, char** argv) {
     ok = peer_exit();
   } else if (mode == "finalize-skew") {
     ok = finalize_skew();
+  } else if (mode == "thread-level") {
+    ok = thread_level_refused();
   } else {
     std::fprintf(stderr,
                  "usage: mpi_backend_test cycles [N] | idle | noservice | lanes | "
-                 "cancelled-write | peer-exit | finalize-skew\n");
+                 "cancelled-write | peer-exit | finalize-skew | thread-level\n");
   }
   int mine = ok ? 1 : 0, all = 0;
   if (mode == "peer-exit")
