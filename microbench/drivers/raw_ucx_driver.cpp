@@ -89,8 +89,8 @@ void RawUcxDriver::close() {
   context_ = nullptr;
 }
 
-std::unique_ptr<Driver> make_raw_ucx_driver(DriverEnv& env) {
-  return std::make_unique<RawUcxDriver>(env);
+std::unique_ptr<Driver> make_raw_ucx_driver(DriverEnv& env, const RawVariant& variant) {
+  return std::make_unique<RawUcxDriver>(env, variant);
 }
 
 }  // namespace commbench

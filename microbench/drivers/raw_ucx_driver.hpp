@@ -58,7 +58,8 @@ class RawUcxDriver final : public RawDriver {
  public:
   static constexpr bool kEmptyMessages = true;
 
-  explicit RawUcxDriver(DriverEnv& env) : RawDriver(DriverKind::raw_ucx, kRawUcx, env) {}
+  RawUcxDriver(DriverEnv& env, const RawVariant& variant)
+      : RawDriver(DriverKind::raw_ucx, kRawUcx, variant, env) {}
   ~RawUcxDriver() override { close(); }
   std::vector<std::string> transports() const override;
 
