@@ -36,6 +36,10 @@ inline constexpr RawVariant kRawUcxVariants[] = {
     {"polling",
      "a plain UCP tag loop busy-polling ucp_worker_progress until each request is done "
      "(ucx_perftest -E poll)"},
+    {"sleep",
+     "the same loop, but when a progress call finds nothing it sleeps in ucp_worker_wait "
+     "(arm + the worker's event fd; ucx_perftest -E sleep): a waiting sender leaves the "
+     "CPU to the receiver that copies a large message"},
 };
 inline constexpr RawVariant kRawMpiVariants[] = {
     {"blocking",

@@ -72,8 +72,9 @@ TEST(PolicyTable, UnknownIsRefusedWithTheValidOnes) {
 
 TEST(BackendPolicies, RawBaselinesOnlyWhereListed) {
   auto raw = backend_policies("raw-ucx", true);
-  ASSERT_EQ(raw.size(), 1u);
+  ASSERT_EQ(raw.size(), 2u);
   EXPECT_EQ(raw[0].name, "polling");
+  EXPECT_EQ(raw[1].name, "sleep");
   EXPECT_EQ(refusal([] { backend_policies("raw-ucx", false); }),
             "unknown backend 'raw-ucx' (known: tcp, mpi, ucx)");
   EXPECT_EQ(refusal([] { backend_policies("pigeon", true); }),
@@ -120,7 +121,7 @@ TEST(RunSelection, RefusesBeforeAnythingRuns) {
   const Case cases[] = {
       {Family::microbench,
        {"--backend", "raw-ucx:event"},
-       "raw-ucx has no progress policy 'event' (known: polling)"},
+       "raw-ucx has no progress policy 'event' (known: polling, sleep)"},
       {Family::appbench,
        {"--backend", "ucx:telepathy"},
        "ucx has no progress policy 'telepathy' (known: cooperative, polling, event)"},
