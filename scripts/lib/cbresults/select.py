@@ -29,9 +29,15 @@ def series_key(row):
     return (row["origin"], row["backend"], progress_label(row), row["mpi"])
 
 
+# A raw baseline's textbook loop keeps its bare name in legends and tables (its series
+# predate the variants); any other variant is named: raw-tcp:busy-poll, raw-ucx:sleep.
+PLAIN_RAW_VARIANTS = ("blocking", "polling")
+
+
 def series_label(key, with_mpi=True):
     origin, backend, progress, mpi = key
-    name = backend if (not progress or backend.startswith("raw-") or progress == "blocking"
+    raw_plain = backend.startswith("raw-") and progress in PLAIN_RAW_VARIANTS + ("",)
+    name = backend if (not progress or raw_plain or progress == "blocking"
                        and origin == "external") else "%s:%s" % (backend, progress)
     if origin == "external" and backend == "ucx_perftest":
         name = "ucx_perftest -E %s" % progress
