@@ -18,8 +18,8 @@ struct RawVariant {
 };
 
 struct RawBaseline {
-  const char* name;  // --backend name
-  const char* of;    // the coroutine backend it is the baseline of
+  const char* name;                      // --backend name
+  const char* of;                        // the coroutine backend it is the baseline of
   std::span<const RawVariant> variants;  // first = the default
 };
 
@@ -42,8 +42,7 @@ inline constexpr RawVariant kRawUcxVariants[] = {
      "CPU to the receiver that copies a large message"},
 };
 inline constexpr RawVariant kRawMpiVariants[] = {
-    {"blocking",
-     "blocking MPI_Send/MPI_Recv, windows of MPI_Isend + MPI_Waitall (OSU's method)"},
+    {"blocking", "blocking MPI_Send/MPI_Recv, windows of MPI_Isend + MPI_Waitall (OSU's method)"},
 };
 
 inline constexpr RawBaseline kRawTcp{"raw-tcp", "tcp", kRawTcpVariants};

@@ -18,8 +18,7 @@ namespace commbench {
 class RawDriver : public Driver {
  public:
   // `variant`: one of the baseline's variants (make_driver checked the name).
-  RawDriver(DriverKind kind, const RawBaseline& baseline, const RawVariant& variant,
-            DriverEnv& env)
+  RawDriver(DriverKind kind, const RawBaseline& baseline, const RawVariant& variant, DriverEnv& env)
       : Driver(kind, env), baseline_(baseline), variant_(variant) {}
   std::string backend() const override { return baseline_.name; }
   std::string progress() const override { return variant_.name; }

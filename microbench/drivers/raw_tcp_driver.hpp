@@ -114,7 +114,8 @@ class RawTcpDriver final : public RawDriver {
       // its, whatever the socket buffers hold.
       while (!recvs_.done()) {
         step_sends();
-        recvs_.step([&](std::byte* p, size_t n) { return raw_tcp::recv_some(fd_.get(), p, n, flags_); });
+        recvs_.step(
+            [&](std::byte* p, size_t n) { return raw_tcp::recv_some(fd_.get(), p, n, flags_); });
       }
     } else {
       if (!sends_.done()) start_sender();
@@ -131,7 +132,8 @@ class RawTcpDriver final : public RawDriver {
  private:
   bool polling() const { return flags_ != 0; }
   void step_sends() {
-    sends_.step([&](const std::byte* p, size_t n) { return raw_tcp::send_some(fd_.get(), p, n, flags_); });
+    sends_.step(
+        [&](const std::byte* p, size_t n) { return raw_tcp::send_some(fd_.get(), p, n, flags_); });
   }
   void start_sender();
   void join_sender();

@@ -105,9 +105,8 @@ TEST(RunSelection, EntriesTakeTheirOwnPolicyElseProgress) {
                    "--progress", "blocking"});
   // --progress applies to the coroutine entries without one; ucx's own wins; a raw
   // baseline is named by the policy it reports, or by none.
-  EXPECT_EQ(labels(s),
-            (std::vector<std::string>{"mpi:blocking", "ucx:event", "raw-ucx:polling", "raw-tcp",
-                                      "raw-tcp:busy-poll"}));
+  EXPECT_EQ(labels(s), (std::vector<std::string>{"mpi:blocking", "ucx:event", "raw-ucx:polling",
+                                                 "raw-tcp", "raw-tcp:busy-poll"}));
 }
 
 // Each command line and the one line it is refused with ("" = accepted), checked before
