@@ -115,7 +115,12 @@ size_t finish_receives(T& t, const Windows& r, size_t slots, size_t first, uint6
 template <RawTransport T>
 size_t windows(const Windows& r, T& t) {
   std::byte* out = t.send_buffer();
-  size_t slots = t.window_buffers().prepare(r.size, r.window, t.shared_window_buffer(r.validate));
+  // Only a rank that receives windows holds their buffers: a sender that also faulted in
+  // a window's worth (1 GiB at 16 MiB) would carry memory the comm's sender never has.
+  const bool receives = r.bidirectional || t.rank() != 0;
+  size_t slots =
+      receives ? t.window_buffers().prepare(r.size, r.window, t.shared_window_buffer(r.validate))
+               : 0;
   size_t first = std::min(slots, r.window);
   size_t wrong = 0;
   for (size_t i = 0; i < r.iters; ++i) {

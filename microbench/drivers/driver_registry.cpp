@@ -7,14 +7,14 @@
 
 namespace commbench {
 
-std::unique_ptr<Driver> make_raw_tcp_driver(DriverEnv& env);
-std::unique_ptr<Driver> make_raw_ucx_driver(DriverEnv& env);
-std::unique_ptr<Driver> make_raw_mpi_driver(DriverEnv& env);
+std::unique_ptr<Driver> make_raw_tcp_driver(DriverEnv& env, const RawVariant& variant);
+std::unique_ptr<Driver> make_raw_ucx_driver(DriverEnv& env, const RawVariant& variant);
+std::unique_ptr<Driver> make_raw_mpi_driver(DriverEnv& env, const RawVariant& variant);
 
 namespace {
 struct RawDriver {
   const RawBaseline& baseline;
-  std::unique_ptr<Driver> (*make)(DriverEnv&);
+  std::unique_ptr<Driver> (*make)(DriverEnv&, const RawVariant&);
 };
 const RawDriver kRawDrivers[] = {
     {kRawTcp, &make_raw_tcp_driver},
@@ -25,10 +25,10 @@ const RawDriver kRawDrivers[] = {
 
 std::unique_ptr<Driver> make_driver(const BackendSpec& spec, DriverEnv& env) {
   // The same check --backend had before MPI started: the name and the policy from the
-  // backends' own tables (a raw baseline's one policy, by the name its CSV rows report).
+  // backends' own tables (a raw baseline's variants, by the names its CSV rows report).
   check_policy(backend_policies(spec.name, true), spec.progress, spec.name);
   for (const auto& r : kRawDrivers)
-    if (spec.name == r.baseline.name) return r.make(env);
+    if (spec.name == r.baseline.name) return r.make(env, *find_variant(r.baseline, spec.progress));
   return make_comm_driver(spec, env);
 }
 

@@ -17,10 +17,11 @@ namespace commbench {
 
 class RawDriver : public Driver {
  public:
-  RawDriver(DriverKind kind, const RawBaseline& baseline, DriverEnv& env)
-      : Driver(kind, env), baseline_(baseline) {}
+  // `variant`: one of the baseline's variants (make_driver checked the name).
+  RawDriver(DriverKind kind, const RawBaseline& baseline, const RawVariant& variant, DriverEnv& env)
+      : Driver(kind, env), baseline_(baseline), variant_(variant) {}
   std::string backend() const override { return baseline_.name; }
-  std::string progress() const override { return baseline_.policy; }
+  std::string progress() const override { return variant_.name; }
 
   void prepare(size_t max_size) override {
     send_.assign(std::max<size_t>(max_size, 1), std::byte{0});
@@ -40,6 +41,7 @@ class RawDriver : public Driver {
 
  private:
   const RawBaseline& baseline_;
+  const RawVariant& variant_;
   std::vector<std::byte> send_, recv_;
   WindowBuffers rx_;
 };

@@ -44,7 +44,8 @@ class RawMpiDriver final : public RawDriver {
  public:
   static constexpr bool kEmptyMessages = true;
 
-  explicit RawMpiDriver(DriverEnv& env) : RawDriver(DriverKind::raw_mpi, kRawMpi, env) {}
+  RawMpiDriver(DriverEnv& env, const RawVariant& variant)
+      : RawDriver(DriverKind::raw_mpi, kRawMpi, variant, env) {}
   ~RawMpiDriver() override;
 
   void connect() override;

@@ -1,4 +1,5 @@
-// raw-tcp: connecting, and the sender thread of a bidirectional window.
+// raw-tcp: its variant, connecting, and the sender thread of a blocking bidirectional
+// window.
 #include "drivers/raw_tcp_driver.hpp"
 
 #include <netinet/in.h>
@@ -6,6 +7,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string_view>
 
 #include "comm/address.hpp"
 
@@ -13,6 +15,10 @@ namespace commbench {
 
 using tcp::errno_message;
 using tcp::FdGuard;
+
+RawTcpDriver::RawTcpDriver(DriverEnv& env, const RawVariant& variant)
+    : RawDriver(DriverKind::raw_tcp, kRawTcp, variant, env),
+      flags_(std::string_view(variant.name) == "busy-poll" ? MSG_DONTWAIT : 0) {}
 
 void RawTcpDriver::connect() {
   int rank = env_.boot.rank();
@@ -64,11 +70,11 @@ void RawTcpDriver::close() {
 }
 
 void RawTcpDriver::start_sender() {
-  sending_.swap(sends_);  // the thread owns these; new posts queue anew
+  std::swap(sending_, sends_);  // the thread owns these; new posts queue anew
   sender_error_ = nullptr;
   sender_ = std::thread([this] {
     try {
-      for (auto [p, n] : sending_) send(p, n);
+      for (auto [p, n] : sending_.items) send(p, n);
     } catch (...) {
       sender_error_ = std::current_exception();
     }
@@ -81,8 +87,8 @@ void RawTcpDriver::join_sender() {
   if (sender_error_) std::rethrow_exception(std::exchange(sender_error_, nullptr));
 }
 
-std::unique_ptr<Driver> make_raw_tcp_driver(DriverEnv& env) {
-  return std::make_unique<RawTcpDriver>(env);
+std::unique_ptr<Driver> make_raw_tcp_driver(DriverEnv& env, const RawVariant& variant) {
+  return std::make_unique<RawTcpDriver>(env, variant);
 }
 
 }  // namespace commbench

@@ -2,6 +2,7 @@
 #include "drivers/raw_ucx_driver.hpp"
 
 #include <memory>
+#include <string_view>
 
 #include "comm/errors.hpp"
 #include "ucx/ucx_lanes.hpp"
@@ -39,6 +40,10 @@ std::vector<std::string> RawUcxDriver::transports() const {
   return ucx::endpoint_transports(ep_);
 }
 
+RawUcxDriver::RawUcxDriver(DriverEnv& env, const RawVariant& variant)
+    : RawDriver(DriverKind::raw_ucx, kRawUcx, variant, env),
+      sleeps_(std::string_view(variant.name) == "sleep") {}
+
 void RawUcxDriver::connect() {
   using raw_ucx::check;
   int rank = env_.boot.rank();
@@ -48,7 +53,7 @@ void RawUcxDriver::connect() {
     check(ucp_config_read(nullptr, nullptr, &config), "ucp_config_read");
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
-    params.features = UCP_FEATURE_TAG;
+    params.features = UCP_FEATURE_TAG | (sleeps_ ? UCP_FEATURE_WAKEUP : 0);
     ucs_status_t s = ucp_init(&params, config, &context_);
     ucp_config_release(config);
     check(s, "ucp_init");
@@ -89,8 +94,8 @@ void RawUcxDriver::close() {
   context_ = nullptr;
 }
 
-std::unique_ptr<Driver> make_raw_ucx_driver(DriverEnv& env) {
-  return std::make_unique<RawUcxDriver>(env);
+std::unique_ptr<Driver> make_raw_ucx_driver(DriverEnv& env, const RawVariant& variant) {
+  return std::make_unique<RawUcxDriver>(env, variant);
 }
 
 }  // namespace commbench

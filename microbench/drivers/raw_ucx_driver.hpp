@@ -1,8 +1,14 @@
 // raw-ucx: the UCX baseline without the coroutine layer — a plain UCP tag loop in the
-// manner of `ucx_perftest -t tag_lat / tag_bw -E poll`: its own context, worker and
-// endpoint (worker addresses exchanged through the bootstrap), exactly `size` bytes per
-// tag message, no header, and busy-polling ucp_worker_progress until each request is
-// done. Posted sends and receives are counted by their callbacks in one batch each.
+// manner of `ucx_perftest -t tag_lat / tag_bw`: its own context, worker and endpoint
+// (worker addresses exchanged through the bootstrap), exactly `size` bytes per tag
+// message, no header. Variant polling (-E poll) busy-polls ucp_worker_progress until each
+// request is done; variant sleep (-E sleep) waits in ucp_worker_wait whenever a progress
+// call found nothing. The second matters for large windows on few cores: over shared
+// memory the receiver copies a rendezvous message (CMA) while the sender only waits for
+// the acknowledgement, and a sender spinning on the same CPUs slows that copy (measured:
+// the coroutine ucx backend, whose sender sleeps, reached 1.3-2x the polling raw loop's
+// bandwidth at 16 MiB). Posted sends and receives are counted by their callbacks in one
+// batch each.
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -58,7 +64,7 @@ class RawUcxDriver final : public RawDriver {
  public:
   static constexpr bool kEmptyMessages = true;
 
-  explicit RawUcxDriver(DriverEnv& env) : RawDriver(DriverKind::raw_ucx, kRawUcx, env) {}
+  RawUcxDriver(DriverEnv& env, const RawVariant& variant);
   ~RawUcxDriver() override { close(); }
   std::vector<std::string> transports() const override;
 
@@ -91,9 +97,12 @@ class RawUcxDriver final : public RawDriver {
     b.add(ucp_tag_recv_nbx(worker_, data, size, tag, ~ucp_tag_t{0}, &p), "recv");
   }
 
-  // Busy-polls until every request of the batch completed, then frees them.
+  // Progresses until every request of the batch completed (spinning, or sleeping on the
+  // worker's events when a turn found nothing), then frees them.
   void wait(raw_ucx::Batch& b, const char* what) {
-    while (b.done < b.requests.size()) ucp_worker_progress(worker_);
+    while (b.done < b.requests.size())
+      if (ucp_worker_progress(worker_) == 0 && sleeps_)
+        raw_ucx::check(ucp_worker_wait(worker_), "ucp_worker_wait");
     for (void* r : b.requests)
       if (r) ucp_request_free(r);
     b.requests.clear();
@@ -112,6 +121,7 @@ class RawUcxDriver final : public RawDriver {
     wait(one_, "recv");
   }
 
+  bool sleeps_ = false;  // variant sleep
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   ucp_ep_h ep_ = nullptr;

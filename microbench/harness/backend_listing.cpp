@@ -58,8 +58,11 @@ nlohmann::ordered_json backend_table(bool with_raw_baselines) {
 }
 
 std::vector<PolicyInfo> backend_policies(const std::string& name, bool with_raw_baselines) {
-  if (const RawBaseline* r = find_raw(name); r && with_raw_baselines)
-    return {{r->policy, r->description}};
+  if (const RawBaseline* r = find_raw(name); r && with_raw_baselines) {
+    std::vector<PolicyInfo> variants;
+    for (const auto& v : r->variants) variants.push_back({v.name, v.description});
+    return variants;
+  }
   for (const auto& scheme : registry().schemes())
     if (scheme == name) return registry().info(scheme).progress_policies;
   throw std::invalid_argument("unknown backend '" + name +

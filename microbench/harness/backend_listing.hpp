@@ -17,7 +17,7 @@ namespace commbench {
 nlohmann::ordered_json backend_table(bool with_raw_baselines);
 
 // The policies backend `name` accepts, first = its default: a coroutine backend's table,
-// or a raw baseline's one policy (only `with_raw_baselines`). Throws std::invalid_argument
+// or a raw baseline's variants (only `with_raw_baselines`). Throws std::invalid_argument
 // "unknown backend 'x' (known: tcp, mpi, ...)" for any other name.
 std::vector<PolicyInfo> backend_policies(const std::string& name, bool with_raw_baselines);
 

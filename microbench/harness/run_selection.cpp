@@ -74,7 +74,8 @@ void resolve_selection(RunSelection& s, Family family) {
     if (item.empty()) throw std::invalid_argument("empty entry in --backend '" + s.backends + "'");
     auto colon = item.find(':');
     std::string name = item.substr(0, colon);
-    // --progress is the default of coroutine backends; a raw baseline has one policy.
+    // --progress is the default of coroutine backends; a raw baseline names its own variant
+    // (default: the first of its table).
     std::string fallback = name.rfind("raw-", 0) == 0 ? "" : s.progress;
     BackendSpec spec{name, colon == std::string::npos ? fallback : item.substr(colon + 1)};
     check_policy(backend_policies(spec.name, micro), spec.progress, spec.name);

@@ -72,12 +72,24 @@ TEST(PolicyTable, UnknownIsRefusedWithTheValidOnes) {
 
 TEST(BackendPolicies, RawBaselinesOnlyWhereListed) {
   auto raw = backend_policies("raw-ucx", true);
-  ASSERT_EQ(raw.size(), 1u);
+  ASSERT_EQ(raw.size(), 2u);
   EXPECT_EQ(raw[0].name, "polling");
+  EXPECT_EQ(raw[1].name, "sleep");
   EXPECT_EQ(refusal([] { backend_policies("raw-ucx", false); }),
             "unknown backend 'raw-ucx' (known: tcp, mpi, ucx)");
   EXPECT_EQ(refusal([] { backend_policies("pigeon", true); }),
             "unknown backend 'pigeon' (known: tcp, mpi, ucx, raw-tcp, raw-ucx, raw-mpi)");
+}
+
+// raw-tcp has two variants, NetPIPE's blocking loop first (the default, so existing
+// series keep their meaning) and the busy-polling one the report may take ratios against.
+TEST(BackendPolicies, RawTcpOffersBlockingAndBusyPoll) {
+  auto raw = backend_policies("raw-tcp", true);
+  ASSERT_EQ(raw.size(), 2u);
+  EXPECT_EQ(raw[0].name, "blocking");
+  EXPECT_EQ(raw[1].name, "busy-poll");
+  EXPECT_EQ(refusal([] { check_policy(backend_policies("raw-tcp", true), "spin", "raw-tcp"); }),
+            "raw-tcp has no progress policy 'spin' (known: blocking, busy-poll)");
 }
 
 TEST(BackendPolicies, ListingShowsEachTablesDefault) {
@@ -89,11 +101,12 @@ TEST(BackendPolicies, ListingShowsEachTablesDefault) {
 
 TEST(RunSelection, EntriesTakeTheirOwnPolicyElseProgress) {
   auto s = parsed(Family::microbench,
-                  {"--backend", "mpi,ucx:event,raw-ucx:polling,raw-tcp", "--progress", "blocking"});
+                  {"--backend", "mpi,ucx:event,raw-ucx:polling,raw-tcp,raw-tcp:busy-poll",
+                   "--progress", "blocking"});
   // --progress applies to the coroutine entries without one; ucx's own wins; a raw
   // baseline is named by the policy it reports, or by none.
-  EXPECT_EQ(labels(s),
-            (std::vector<std::string>{"mpi:blocking", "ucx:event", "raw-ucx:polling", "raw-tcp"}));
+  EXPECT_EQ(labels(s), (std::vector<std::string>{"mpi:blocking", "ucx:event", "raw-ucx:polling",
+                                                 "raw-tcp", "raw-tcp:busy-poll"}));
 }
 
 // Each command line and the one line it is refused with ("" = accepted), checked before
@@ -107,7 +120,7 @@ TEST(RunSelection, RefusesBeforeAnythingRuns) {
   const Case cases[] = {
       {Family::microbench,
        {"--backend", "raw-ucx:event"},
-       "raw-ucx has no progress policy 'event' (known: polling)"},
+       "raw-ucx has no progress policy 'event' (known: polling, sleep)"},
       {Family::appbench,
        {"--backend", "ucx:telepathy"},
        "ucx has no progress policy 'telepathy' (known: cooperative, polling, event, thread, thread-blocking)"},

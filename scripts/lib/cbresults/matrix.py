@@ -79,9 +79,12 @@ def families(backends):
         raw = b.get("kind") == "raw"
         base = name[4:] if raw and name.startswith("raw-") else name
         f = fam.setdefault(base, {"policies": [], "default": None, "raw": None,
-                                  "coroutine": False, "options": {}})
+                                  "raw_variants": [], "coroutine": False, "options": {}})
         if raw:
             f["raw"] = name
+            # Its variants (blocking, busy-poll...): every one runs, and the ratios are
+            # taken against the fastest (select.overhead_ratios).
+            f["raw_variants"] = [p["name"] for p in b.get("policies", [])]
             continue
         f["coroutine"] = True
         f["policies"] = [p["name"] for p in b.get("policies", [])]
@@ -92,13 +95,20 @@ def families(backends):
     return fam
 
 
+def raw_backend_list(fam):
+    """The family's raw baseline as --backend entries: its name alone when it has one
+    variant (the commands stay as they were), else every `name:variant`."""
+    if not fam["raw"]:
+        return []
+    variants = fam.get("raw_variants") or []
+    return ["%s:%s" % (fam["raw"], v) for v in variants] if len(variants) > 1 else [fam["raw"]]
+
+
 def family_backend_list(name, fam):
     items = []
     if fam["coroutine"]:
         items += ["%s:%s" % (name, p) for p in fam["policies"]] or [name]
-    if fam["raw"]:
-        items.append(fam["raw"])
-    return items
+    return items + raw_backend_list(fam)
 
 
 def paper_policy(name, fam):
@@ -127,8 +137,7 @@ def compare_backend_list(fams):
         if fams[name]["coroutine"]:
             items += ["%s:%s" % (name, p) for p in closest_policies(name, fams[name])]
     for name in sorted(fams):
-        if fams[name]["raw"]:
-            items.append(fams[name]["raw"])
+        items += raw_backend_list(fams[name])
     return items
 
 

@@ -1,0 +1,96 @@
+"""Are the raw baselines ceilings? Each raw baseline against the library's own benchmark
+tool from the same study: raw-tcp against NetPIPE's NPtcp, raw-mpi against NPmpi (and
+OSU where it ran), raw-ucx against ucx_perftest. A coroutine/raw ratio means something
+only when raw is the best the library can do, so any raw baseline slower than its tool
+by more than SLOWER_BY at a size both measured is flagged.
+
+Per size the raw side is its fastest variant (median over the runs of each variant, then
+the best variant: the same choice the ratios make), the tool side the median over its
+rows. Latency: slower = raw / tool; bandwidth: slower = tool / raw. The tools run in
+their own invocations, so a VM latency-mode flip between them moves small-message
+latencies 3-4x: a flag there says "look", the table says which sizes."""
+
+from collections import defaultdict
+
+from . import select
+
+SLOWER_BY = 1.10  # flag a raw baseline more than 10 % slower than its tool
+
+# (raw backend, tool backend, tool progress or None = any, benchmark, metric, what it is)
+PAIRS = (
+    ("raw-tcp", "NPtcp", None, "pingpong", "latency_us_p50", "NetPIPE over TCP"),
+    ("raw-mpi", "NPmpi", None, "pingpong", "latency_us_p50", "NetPIPE over MPI"),
+    ("raw-mpi", "osu", None, "pingpong", "latency_us_p50", "osu_latency"),
+    ("raw-mpi", "osu", None, "bandwidth", "bandwidth_MBps", "osu_bw"),
+    ("raw-ucx", "ucx_perftest", "poll", "pingpong", "latency_us_p50", "ucx_perftest tag_lat -E poll"),
+    ("raw-ucx", "ucx_perftest", "poll", "bandwidth", "bandwidth_MBps", "ucx_perftest tag_bw"),
+)
+# Tools launched through one MPI: compared only with the raw rows of that MPI's build.
+MPI_TOOLS = {"NPmpi", "osu"}
+
+
+def _raw_best(rows, raw, bench, metric, mpi):
+    """{size: (value, variant)}: per variant the median over runs, then the fastest."""
+    acc = defaultdict(list)
+    for r in rows:
+        if (r["origin"] == "suite" and r["backend"] == raw and r["benchmark"] == bench
+                and r["mpi"] == mpi and r.get(metric) and not r.get("wire")):
+            acc[(int(r["size_bytes"]), r["progress"])].append(r[metric])
+    higher = metric in select.HIGHER_IS_BETTER
+    best = {}
+    for (size, variant), vals in acc.items():
+        v = select.median(vals)
+        if size not in best or (v > best[size][0] if higher else v < best[size][0]):
+            best[size] = (v, variant)
+    return best
+
+
+def _tool(rows, tool, progress, bench, metric, mpi):
+    acc = defaultdict(list)
+    for r in rows:
+        if (r["origin"] == "external" and r["backend"] == tool and r["benchmark"] == bench
+                and (progress is None or r["progress"] == progress) and r.get(metric)
+                and (tool not in MPI_TOOLS or r["mpi"] == mpi)):
+            acc[int(r["size_bytes"])].append(r[metric])
+    return {s: select.median(v) for s, v in acc.items()}
+
+
+def check(rows, slower_by=SLOWER_BY):
+    """One entry per (raw, tool, metric, MPI) with sizes in common: {raw, tool, what,
+    metric, mpi, points: [(size, raw value, variant, tool value, slower)], flagged: the
+    points with slower > slower_by, worst: the point with the largest slower}."""
+    out = []
+    mpis = sorted({r["mpi"] for r in rows if r["origin"] == "suite" and r["mpi"]}) or [""]
+    for raw, tool, progress, bench, metric, what in PAIRS:
+        higher = metric in select.HIGHER_IS_BETTER
+        for mpi in mpis:
+            mine = _raw_best(rows, raw, bench, metric, mpi)
+            theirs = _tool(rows, tool, progress, bench, metric, mpi)
+            points = []
+            for s in sorted(set(mine) & set(theirs)):
+                v, variant = mine[s]
+                t = theirs[s]
+                slower = t / v if higher else v / t
+                points.append((s, v, variant, t, slower))
+            if not points:
+                continue
+            out.append({"raw": raw, "tool": tool, "what": what, "metric": metric,
+                        "mpi": mpi, "points": points,
+                        "flagged": [p for p in points if p[4] > slower_by],
+                        "worst": max(points, key=lambda p: p[4])})
+    return out
+
+
+def flag_lines(results, fmt_size=str, slower_by=SLOWER_BY):
+    """The one-line warnings the report prints where nobody can miss them."""
+    lines = []
+    for c in results:
+        if not c["flagged"]:
+            continue
+        kind = "bandwidth" if c["metric"].startswith("bandwidth") else "latency"
+        sizes = ", ".join("%s %.2fx" % (fmt_size(p[0]), p[4]) for p in c["flagged"])
+        lines.append("**RAW BASELINE BELOW ITS TOOL: %s (%s) %s is more than %d%% slower than "
+                     "%s at %s.** Ratios against it flatter the coroutine layer there." % (
+                         c["raw"], c["mpi"] or "no MPI", kind, round((slower_by - 1) * 100),
+                         c["what"], sizes))
+    return lines
