@@ -26,8 +26,8 @@ for b in listing["backends"] if isinstance(listing, dict) else listing:
     if name == fam:
         items += ["%s:%s" % (name, p["name"]) for p in b["policies"]
                   if sys.argv[3] == "all" or not p.get("stalls_loop")]
-    elif name.startswith("raw-" + fam):
-        items.append(name)
+    elif name == "raw-" + fam:  # every variant: the ratio is taken against the fastest
+        items += ["%s:%s" % (name, p["name"]) for p in b["policies"]] or [name]
 print(",".join(items))
 PY
 }

@@ -22,7 +22,7 @@ def family(backend):
 
 
 def label(r):
-    return r["backend"] if r["backend"].startswith("raw-") else "%s:%s" % (r["backend"], r["progress"])
+    return "%s:%s" % (r["backend"], r["progress"]) if r["progress"] else r["backend"]
 
 
 def load(kind):
