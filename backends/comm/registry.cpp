@@ -52,8 +52,9 @@ void refuse_stalling_policy(const std::vector<PolicyInfo>& table, const std::str
     if (!row.stalls_loop) usable += (usable.empty() ? "" : ", ") + backend + ":" + row.name;
   }
   if (!chosen || !chosen->stalls_loop) return;
-  throw std::invalid_argument(backend + ":" + chosen->name + " stops the event loop while it waits, so " +
-                              pattern + " would deadlock (use " + usable + ")");
+  throw std::invalid_argument(backend + ":" + chosen->name +
+                              " stops the event loop while it waits, so " + pattern +
+                              " would deadlock (use " + usable + ")");
 }
 
 }  // namespace commbench

@@ -41,9 +41,9 @@ struct ThreadTrip {
   bool cancel_wanted = false;                 // loop: the reclaim is a cancellation
   bool abandon_wanted = false;                // loop: the reclaim is an abort
   bool reclaim_early = false;                 // thread: the reclaim came before the op
-  bool returned = false;     // thread: handed back unfinished, `req` live again
-  std::atomic<bool> handed{false};         // thread: on its way back to the loop
-  std::atomic<bool> reclaim_taken{false};  // thread: done with the reclaim node
+  bool returned = false;                      // thread: handed back unfinished, `req` live again
+  std::atomic<bool> handed{false};            // thread: on its way back to the loop
+  std::atomic<bool> reclaim_taken{false};     // thread: done with the reclaim node
   bool in_thread() const noexcept { return inflight != static_cast<size_t>(-1); }
 };
 
@@ -62,9 +62,9 @@ struct Op {
   // A send on a data channel, counted in Channel::sent: the engine never cancels it (see
   // Engine::retire), so every message the close notice announces really arrives.
   bool counted_send = false;
-  int error = MPI_SUCCESS;          // MPI error of a failed request
-  bool aborted = false;             // cancelled by abort/close: resumes with CommClosedError
-  bool cancelled = false;           // cancelled by its token
+  int error = MPI_SUCCESS;  // MPI error of a failed request
+  bool aborted = false;     // cancelled by abort/close: resumes with CommClosedError
+  bool cancelled = false;   // cancelled by its token
   bool timed_out = false;
   // While suspended in the batched engine, or with the progress thread.
   std::coroutine_handle<> handle;
@@ -91,8 +91,10 @@ struct Op {
   }
   void unlink() noexcept {
     if (!list) return;
-    if (prev) prev->next = next;
-    else list->head = next;
+    if (prev)
+      prev->next = next;
+    else
+      list->head = next;
     if (next) next->prev = prev;
     list = nullptr;
     prev = next = nullptr;
@@ -108,7 +110,8 @@ struct Op {
 class OpBatch {
  public:
   explicit OpBatch(size_t n) : n_(n) {
-    if (n > kInline) heap_ = std::make_unique<Op[]>(n);
+    if (n > kInline)
+      heap_ = std::make_unique<Op[]>(n);
     else
       for (size_t i = 0; i < n; ++i) new (&storage_[i * sizeof(Op)]) Op();
   }

@@ -8,7 +8,9 @@ namespace commbench::mpi {
 
 namespace {
 constexpr size_t npos = static_cast<size_t>(-1);
-Op* op_of(HandoffNode* n) noexcept { return static_cast<OpNode*>(n)->op; }
+Op* op_of(HandoffNode* n) noexcept {
+  return static_cast<OpNode*>(n)->op;
+}
 }  // namespace
 
 ThreadProgress::ThreadProgress(EventLoop& loop) : handoff_(loop, "mpi-handoff") {

@@ -62,15 +62,11 @@ class Handoff final : public Poller {
   // ThreadProgress::reclaim_now).
   size_t take(const HandoffNode* skip = nullptr);
 
-  HandoffStats stats() const noexcept {
-    return {handed_, wakes_.load(std::memory_order_relaxed)};
-  }
+  HandoffStats stats() const noexcept { return {handed_, wakes_.load(std::memory_order_relaxed)}; }
 
   // Poller.
   const char* name() const noexcept override { return name_; }
-  bool has_work() const noexcept override {
-    return expected_ > 0 || !posted_.empty();
-  }
+  bool has_work() const noexcept override { return expected_ > 0 || !posted_.empty(); }
   bool poll() override { return take() != 0; }
   ArmResult try_arm() override;
   void disarm() override { sleeping_.store(false, std::memory_order_relaxed); }

@@ -17,13 +17,11 @@ class MpscStack {
     Node* old = head_.load(std::memory_order_relaxed);
     do {
       n->next = old;
-    } while (!head_.compare_exchange_weak(old, n, std::memory_order_seq_cst,
-                                          std::memory_order_relaxed));
+    } while (
+        !head_.compare_exchange_weak(old, n, std::memory_order_seq_cst, std::memory_order_relaxed));
   }
   bool empty() const noexcept { return head_.load(std::memory_order_relaxed) == nullptr; }
-  bool empty_seq_cst() const noexcept {
-    return head_.load(std::memory_order_seq_cst) == nullptr;
-  }
+  bool empty_seq_cst() const noexcept { return head_.load(std::memory_order_seq_cst) == nullptr; }
   // The consumer: everything pushed so far, oldest first (linked through `next`).
   Node* take_all() noexcept {
     if (empty()) return nullptr;

@@ -21,7 +21,7 @@ namespace commbench {
 class ProgressThread {
  public:
   struct Hooks {
-    std::function<bool()> step;           // one progress call; true if it did something
+    std::function<bool()> step;              // one progress call; true if it did something
     std::function<void(int stop_fd)> sleep;  // empty = the polling variant
     // Polling variant: true while the loop has not yet taken what this thread handed it.
     // An empty step then yields the core at once: the loop must run to post the next

@@ -84,9 +84,8 @@ Task<void> serve_one(std::shared_ptr<ListenState> st, std::unique_ptr<TcpComm> c
   try {
     std::string contact = st->contact;
     TcpComm& c = *comm;
-    co_await with_timeout(st->loop, kHandshakeTimeout, [&](CancelToken t) {
-      return exchange_hello(c, contact, false, t);
-    });
+    co_await with_timeout(st->loop, kHandshakeTimeout,
+                          [&](CancelToken t) { return exchange_hello(c, contact, false, t); });
   } catch (const std::exception&) {
     co_return;  // a peer that fails the handshake is dropped; the listener goes on
   }
@@ -232,8 +231,12 @@ class TcpBackend final : public Backend {
     }
 #endif
   }
-  std::string scheme() const override { return "tcp"; }
-  std::string progress() const override { return policy_name(kProgressPolicies, policy_); }
+  std::string scheme() const override {
+    return "tcp";
+  }
+  std::string progress() const override {
+    return policy_name(kProgressPolicies, policy_);
+  }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
     return std::make_unique<TcpListener>(loop_, address, options_.limits, ring_);
   }

@@ -43,7 +43,9 @@ TcpComm::TcpComm(EventLoop& loop, int fd, const CommLimits& limits, std::shared_
   if (!ring_) loop_.watch_fd(fd_);
 }
 
-TcpComm::~TcpComm() { abort(); }
+TcpComm::~TcpComm() {
+  abort();
+}
 
 void TcpComm::check_open(const char* op) const {
   if (fd_ < 0) throw CommClosedError(std::string(op) + " on closed comm " + peer_);

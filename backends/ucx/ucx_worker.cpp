@@ -92,19 +92,26 @@ class Worker::Engine final : public Poller {
   explicit Engine(Worker& w) : w_(w) {}
   const char* name() const noexcept override {
     switch (w_.policy_) {
-      case Progress::event: return "ucx-event";
-      case Progress::control: return "ucx-control";
+      case Progress::event:
+        return "ucx-event";
+      case Progress::control:
+        return "ucx-control";
       case Progress::thread:
-      case Progress::thread_blocking: return "ucx-thread-housekeeping";
-      default: return "ucx-polling";
+      case Progress::thread_blocking:
+        return "ucx-thread-housekeeping";
+      default:
+        return "ucx-polling";
     }
   }
   bool has_work() const noexcept override {
     if (w_.thread_) return !w_.closing_.empty() || !w_.failed_.empty();
     switch (w_.policy_) {
-      case Progress::event: return w_.woken_;
-      case Progress::control: return w_.woken_ || w_.busy();
-      default: return w_.busy();
+      case Progress::event:
+        return w_.woken_;
+      case Progress::control:
+        return w_.woken_ || w_.busy();
+      default:
+        return w_.busy();
     }
   }
   bool poll() override {
@@ -183,8 +190,10 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
   // Data workers carry tag messages. The control worker carries the handshake on the
   // stream API (stream data belongs to one endpoint; a tag message could come from any
   // endpoint of the worker) and sleeps on its event fd.
-  if (p == Progress::control) params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP;
-  else params.features = UCP_FEATURE_TAG;
+  if (p == Progress::control)
+    params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP;
+  else
+    params.features = UCP_FEATURE_TAG;
   if (p == Progress::event || p == Progress::thread_blocking) params.features |= UCP_FEATURE_WAKEUP;
   params.mt_workers_shared = 0;
   s = ucp_init(&params, config, &context_);
@@ -392,8 +401,7 @@ bool Worker::Wait::await_suspend(std::coroutine_handle<> h) {
     // decides whether it saw us waiting (it posts us) or finished first (we go on).
     op_.node.handle = h;
     int idle = Op::kIdle;
-    if (!op_.handoff_state.compare_exchange_strong(idle, Op::kWaiting,
-                                                   std::memory_order_acq_rel)) {
+    if (!op_.handoff_state.compare_exchange_strong(idle, Op::kWaiting, std::memory_order_acq_rel)) {
       if (registered_) token_.state()->remove(&reg_);
       registered_ = false;
       return false;

@@ -117,13 +117,13 @@ class Worker;
 struct EndpointState : std::enable_shared_from_this<EndpointState> {
   std::weak_ptr<Worker> worker;       // control worker (owns `ep`)
   std::weak_ptr<Worker> data_worker;  // owns `data` and the receives
-  ucp_ep_h ep = nullptr;    // connection-manager endpoint: handshake, failure detection
-  ucp_ep_h data = nullptr;  // worker-address endpoint: every tag message
-  ucs_status_t error = UCS_OK;  // set by the error handler
-  bool failed = false;          // the handler ran; the endpoint has been closed by us
-  bool closing = false;         // we are closing it ourselves: ignore the handler
-  void* pending_recv = nullptr;  // the comm's outstanding receive, cancelled on failure
-  unsigned sends_in_flight = 0;  // the comm's tag sends posted and not yet completed
+  ucp_ep_h ep = nullptr;              // connection-manager endpoint: handshake, failure detection
+  ucp_ep_h data = nullptr;            // worker-address endpoint: every tag message
+  ucs_status_t error = UCS_OK;        // set by the error handler
+  bool failed = false;                // the handler ran; the endpoint has been closed by us
+  bool closing = false;               // we are closing it ourselves: ignore the handler
+  void* pending_recv = nullptr;       // the comm's outstanding receive, cancelled on failure
+  unsigned sends_in_flight = 0;       // the comm's tag sends posted and not yet completed
 
   static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status) noexcept;
   // Closes both endpoints at once: `ep` by force (its outstanding requests complete with

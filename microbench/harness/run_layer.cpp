@@ -1,8 +1,8 @@
 #include "harness/run_layer.hpp"
 
-#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "harness/network_metadata.hpp"

@@ -22,7 +22,9 @@ using namespace commbench;
 
 namespace {
 
-Task<int> leaf(int v) { co_return v + 1; }
+Task<int> leaf(int v) {
+  co_return v + 1;
+}
 
 // A task awaiting a task that completes at once: frame allocation + start + symmetric
 // transfer back. The figure the foundation issue bounds (<= 20 ns).

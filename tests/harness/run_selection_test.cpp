@@ -59,10 +59,12 @@ TEST(PolicyTable, EveryListedNameParses) {
 }
 
 TEST(PolicyTable, UnknownIsRefusedWithTheValidOnes) {
-  EXPECT_EQ(refusal([] { mpi::parse_progress("telepathy"); }),
-            "mpi has no progress policy 'telepathy' (known: batched, cooperative, thread, blocking)");
+  EXPECT_EQ(
+      refusal([] { mpi::parse_progress("telepathy"); }),
+      "mpi has no progress policy 'telepathy' (known: batched, cooperative, thread, blocking)");
   EXPECT_EQ(refusal([] { ucx::parse_progress("control"); }),
-            "ucx has no progress policy 'control' (known: cooperative, polling, event, thread, thread-blocking)");
+            "ucx has no progress policy 'control' (known: cooperative, polling, event, thread, "
+            "thread-blocking)");
   EventLoop loop;
   BackendOptions o;
   o.progress = "batched";
@@ -123,7 +125,8 @@ TEST(RunSelection, RefusesBeforeAnythingRuns) {
        "raw-ucx has no progress policy 'event' (known: polling, sleep)"},
       {Family::appbench,
        {"--backend", "ucx:telepathy"},
-       "ucx has no progress policy 'telepathy' (known: cooperative, polling, event, thread, thread-blocking)"},
+       "ucx has no progress policy 'telepathy' (known: cooperative, polling, event, thread, "
+       "thread-blocking)"},
       {Family::microbench,
        {"--backend", "tcp", "--progress", "batched"},
        "tcp has no progress policy 'batched' (known: epoll)"},

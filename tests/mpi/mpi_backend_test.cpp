@@ -471,8 +471,8 @@ bool thread_level_refused() {
   } catch (const CommError& e) {
     why = e.what();
   }
-  bool ok = why.find("MPI_THREAD_FUNNELED, this policy needs MPI_THREAD_MULTIPLE") !=
-            std::string::npos;
+  bool ok =
+      why.find("MPI_THREAD_FUNNELED, this policy needs MPI_THREAD_MULTIPLE") != std::string::npos;
   return report(ok, "mpi:thread at FUNNELED -> " + why);
 }
 
