@@ -262,31 +262,38 @@ TEST(Handoff, PostsRacingTheArmingAreNeverLost) {
   // Posts at every distance from the loop's arming, as the machine's timing makes them:
   // at once, after a few microseconds, and after the loop sleeps. A round that lost its
   // wake-up waits for the watchdog and fails. (Timing alone rarely lands a post inside
-  // the arming; PostDuringTheArmingIsNeverLost puts one there on purpose.)
+  // the arming; PostDuringTheArmingIsNeverLost puts one there on purpose.) Both ways a
+  // loop may wait: asleep as soon as it is idle (the default while a waiter is
+  // expected), and spinning its budget first (set_sleep_while_expecting(false)).
   constexpr int kRounds = 400;
-  EventLoop loop;
-  Handoff h(loop, "test-handoff");
-  Inbox inbox;
-  Slot s;
-  std::atomic<bool> stop{false};
-  std::thread t = producer(h, inbox, stop, [](unsigned i) {
-    if (i % 8 == 7) {
-      std::this_thread::sleep_for(200us);  // the loop is surely asleep
-      return;
-    }
-    // Spin 0 to ~30 us, in steps finer than the loop's path from its last poll to epoll.
-    auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(500 * (i % 64));
-    while (std::chrono::steady_clock::now() < until) {
-    }
-  });
-  Task<void> rounds = waiter(h, s, inbox, kRounds);
-  bool finished = run_bounded(loop, rounds, 60s);
-  stop.store(true);
-  t.join();
-  ASSERT_TRUE(finished) << "a wake-up was lost: the loop slept through a post";
-  EXPECT_EQ(s.resumes, kRounds);
-  EXPECT_GE(h.stats().wakes, 1u);
-  EXPECT_LE(h.stats().wakes, uint64_t{kRounds});
+  for (bool sleep_at_once : {true, false}) {
+    SCOPED_TRACE(sleep_at_once ? "sleeps at once" : "spins first");
+    EventLoop loop;
+    Handoff h(loop, "test-handoff");
+    h.set_sleep_while_expecting(sleep_at_once);
+    Inbox inbox;
+    Slot s;
+    std::atomic<bool> stop{false};
+    std::thread t = producer(h, inbox, stop, [](unsigned i) {
+      if (i % 8 == 7) {
+        std::this_thread::sleep_for(200us);  // past the spin budget: the loop sleeps
+        return;
+      }
+      // Spin 0 to ~30 us, in steps finer than the loop's path from its last poll to epoll.
+      auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(500 * (i % 64));
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    });
+    Task<void> rounds = waiter(h, s, inbox, kRounds);
+    bool finished = run_bounded(loop, rounds, 60s);
+    stop.store(true);
+    t.join();
+    ASSERT_TRUE(finished) << "a wake-up was lost: the loop slept through a post";
+    EXPECT_EQ(s.resumes, kRounds);
+    EXPECT_GE(loop.stats().blocks, 1u);
+    EXPECT_GE(h.stats().wakes, 1u);
+    EXPECT_LE(h.stats().wakes, uint64_t{kRounds});
+  }
 }
 
 }  // namespace
