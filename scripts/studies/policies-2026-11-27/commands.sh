@@ -41,8 +41,8 @@ for flavor in openmpi mpich; do
       timeout 900 $mpirun -np 2 $bin/pingpong --backend "$list" -b 1 -e 4K --reps 5 \
         --csv "$out/pingpong-$fam-$flavor-r$r.csv" > /dev/null
       list=$(family_list build/$flavor $fam windowed)
-      timeout 900 $mpirun -np 2 $bin/bandwidth --backend "$list" -b 1M -e 16M -f 4 \
-        --iters 20 --iters-large 10 --reps 5 --csv "$out/bandwidth-$fam-$flavor-r$r.csv" > /dev/null
+      timeout 900 $mpirun -np 2 $bin/bandwidth --backend "$list" -b 1M -e 16M -f 4 --reps 4 \
+        --iters 8 --iters-large 4 --csv "$out/bandwidth-$fam-$flavor-r$r.csv" > /dev/null
     done
   done
 done
