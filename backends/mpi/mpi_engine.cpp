@@ -114,10 +114,9 @@ Engine::~Engine() {
   loop_.remove_poller(this);
   // Waiters still registered belong to coroutines that will never run again; their
   // requests go to the graveyard so MPI never writes into freed frames unsupervised.
-  while (!ops_.empty()) {
-    Op* op = ops_.back();
-    MPI_Request r = reqs_.back();
-    remove(*op);
+  while (!set_.empty()) {
+    Op* op = set_.last();
+    MPI_Request r = set_.remove(*op);
     if (r != MPI_REQUEST_NULL) retire(*op, r);
     op->engine = nullptr;
   }
@@ -125,31 +124,14 @@ Engine::~Engine() {
 }
 
 void Engine::add(Op& op) {
-  op.slot = reqs_.size();
-  reqs_.push_back(op.req);
-  ops_.push_back(&op);
-  op.req = MPI_REQUEST_NULL;  // while in the set, reqs_[slot] is the live handle
-}
-
-void Engine::remove(Op& op) noexcept {
-  size_t i = op.slot;
-  if (i == Op::npos) return;
-  size_t last = reqs_.size() - 1;
-  if (i != last) {
-    reqs_[i] = reqs_[last];
-    ops_[i] = ops_[last];
-    ops_[i]->slot = i;
-  }
-  reqs_.pop_back();
-  ops_.pop_back();
-  op.slot = Op::npos;
+  set_.add(op, op.req);
+  op.req = MPI_REQUEST_NULL;  // while in the set, the set holds the live handle
 }
 
 void Engine::on_cancel(CancelRegistration* r) {
   auto* op = static_cast<Op*>(r->owner);
   Engine* e = op->engine;
-  MPI_Request req = e->reqs_[op->slot];
-  e->remove(*op);
+  MPI_Request req = e->set_.remove(*op);
   op->req = req;  // still outstanding: the caller aborts the comm, which buries it
   op->cancelled = true;
   op->timed_out = op->token.state()->by_timeout();
@@ -212,8 +194,7 @@ void Engine::abandon(Op& op, bool resume) noexcept {
   }
   bool suspended = op.slot != Op::npos;
   if (suspended) {
-    MPI_Request req = reqs_[op.slot];
-    remove(op);
+    MPI_Request req = set_.remove(op);
     op.req = req;
     if (op.token.can_be_cancelled()) op.token.state()->remove(&op.reg);
   }
@@ -227,37 +208,12 @@ void Engine::abandon(Op& op, bool resume) noexcept {
 }
 
 bool Engine::has_work() const noexcept {
-  return !reqs_.empty() || ctx_->has_work();
+  return !set_.empty() || ctx_->has_work();
 }
 
 bool Engine::test_set() {
-  int n = static_cast<int>(reqs_.size());
-  if (indices_.size() < reqs_.size()) {
-    indices_.resize(reqs_.size());
-    statuses_.resize(reqs_.size());
-  }
-  int outcount = 0;
-  int rc = MPI_Testsome(n, reqs_.data(), &outcount, indices_.data(), statuses_.data());
-  if (outcount == MPI_UNDEFINED || outcount == 0) return false;
+  if (!set_.test(done_)) return false;
   last_completion_tick_ = tick_;
-  for (int k = 0; k < outcount; ++k) {
-    Op* op = ops_[static_cast<size_t>(indices_[static_cast<size_t>(k)])];
-    op->status = statuses_[static_cast<size_t>(k)];
-    if (rc == MPI_SUCCESS) op->status.MPI_ERROR = MPI_SUCCESS;  // only set for ERR_IN_STATUS
-    op->slot = Op::npos;
-    done_.push_back(op);
-  }
-  // Drop the finished entries first: completing an op may abandon others in the set.
-  size_t w = 0;
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i]->slot == Op::npos) continue;
-    ops_[w] = ops_[i];
-    reqs_[w] = reqs_[i];
-    ops_[w]->slot = w;
-    ++w;
-  }
-  ops_.resize(w);
-  reqs_.resize(w);
   for (Op* op : done_) {
     if (op->token.can_be_cancelled()) op->token.state()->remove(&op->reg);
     op->completed();
@@ -269,7 +225,7 @@ bool Engine::test_set() {
 
 bool Engine::poll() {
   bool did = false;
-  if (!reqs_.empty()) did = test_set();
+  if (!set_.empty()) did = test_set();
   // The control channel is checked every 64th busy turn: it carries connects and close
   // notices, never the measured messages, and its two MPI_Tests each run a full progress
   // call (~500 instructions per check; at every 8th turn that was ~10% of a spin turn and
@@ -289,7 +245,7 @@ ArmResult Engine::try_arm() {
   // kActiveTurns after the last completion (~1-2 ms of spinning, counted in turns so the
   // hot path reads no clock), and nap only once the requests have been quiet that long.
   constexpr unsigned kActiveTurns = 4096;
-  if (!reqs_.empty() && tick_ - last_completion_tick_ < kActiveTurns) return ArmResult::busy;
+  if (!set_.empty() && tick_ - last_completion_tick_ < kActiveTurns) return ArmResult::busy;
   return ArmResult::cannot_arm;
 }
 

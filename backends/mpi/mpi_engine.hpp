@@ -27,6 +27,7 @@
 
 #include "mpi/mpi_op.hpp"
 #include "mpi/mpi_progress.hpp"
+#include "mpi/mpi_request_set.hpp"
 #include "mpi/mpi_thread_progress.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/poller.hpp"
@@ -89,7 +90,6 @@ class Engine final : public Poller {
  private:
   friend class Wait;
   void add(Op& op);
-  void remove(Op& op) noexcept;
   // Hands op's outstanding request `r` to the graveyard, cancelled first unless it is a
   // counted data send (see the definition).
   void retire(const Op& op, MPI_Request r) noexcept;
@@ -102,10 +102,7 @@ class Engine final : public Poller {
   EventLoop& loop_;
   Progress progress_;
   std::shared_ptr<Context> ctx_;
-  std::vector<MPI_Request> reqs_;
-  std::vector<Op*> ops_;
-  std::vector<int> indices_;
-  std::vector<MPI_Status> statuses_;
+  RequestSet<&Op::slot> set_;
   std::vector<Op*> done_;
   std::unique_ptr<ThreadProgress> thread_;  // the thread policy's
   unsigned tick_ = 0;

@@ -36,7 +36,6 @@ struct ThreadTrip {
   OpNode node;     // loop -> thread (submission), then thread -> loop (the handoff)
   OpNode reclaim;  // loop -> thread: give the request back unfinished
   size_t inflight = static_cast<size_t>(-1);  // loop: index in ThreadProgress's list
-  size_t tslot = static_cast<size_t>(-1);     // thread: index in its request set
   bool reclaim_asked = false;                 // loop
   bool cancel_wanted = false;                 // loop: the reclaim is a cancellation
   bool abandon_wanted = false;                // loop: the reclaim is an abort
@@ -69,7 +68,8 @@ struct Op {
   // While suspended in the batched engine, or with the progress thread.
   std::coroutine_handle<> handle;
   ThreadTrip trip;
-  size_t slot = npos;
+  size_t slot = npos;         // index in the batched engine's RequestSet
+  size_t thread_slot = npos;  // thread: index in the progress thread's RequestSet
   CancelToken token;
   CancelRegistration reg;
   // Membership of the comm's list.

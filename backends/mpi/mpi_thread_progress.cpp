@@ -33,7 +33,7 @@ void ThreadProgress::submit(Op& op) {
   t.reclaim.op = &op;
   t.reclaim_asked = t.cancel_wanted = t.abandon_wanted = false;
   t.reclaim_early = t.returned = false;
-  t.tslot = npos;
+  op.thread_slot = npos;
   t.handed.store(false, std::memory_order_relaxed);
   t.reclaim_taken.store(false, std::memory_order_relaxed);
   t.inflight = inflight_.size();
@@ -80,13 +80,12 @@ void ThreadProgress::stop(const std::function<void(Op&, MPI_Request)>& bury) {
   thread_.reset();
   // The thread is gone: what it held is ours now.
   for (Op* op : inflight_) {
-    MPI_Request live = op->trip.tslot != npos ? reqs_[op->trip.tslot] : op->req;
+    MPI_Request live = op->thread_slot != npos ? set_.request_of(*op) : op->req;
     op->trip.inflight = npos;
     bury(*op, live);
   }
   inflight_.clear();
-  reqs_.clear();
-  ops_.clear();
+  set_.clear();
 }
 
 // --- the progress thread ---------------------------------------------------------------
@@ -106,9 +105,7 @@ bool ThreadProgress::step() {
     if (op->trip.reclaim_early) {
       give_back(*op);  // op->req is still the live request
     } else {
-      op->trip.tslot = reqs_.size();
-      reqs_.push_back(op->req);
-      ops_.push_back(op);
+      set_.add(*op, op->req);
     }
     n = next;
   }
@@ -116,16 +113,8 @@ bool ThreadProgress::step() {
     HandoffNode* next = n->next;
     Op* op = op_of(n);
     did = true;
-    size_t i = op->trip.tslot;
-    if (i != npos) {
-      op->req = reqs_[i];
-      size_t last = reqs_.size() - 1;
-      reqs_[i] = reqs_[last];
-      ops_[i] = ops_[last];
-      ops_[i]->trip.tslot = i;
-      reqs_.pop_back();
-      ops_.pop_back();
-      op->trip.tslot = npos;
+    if (op->thread_slot != npos) {
+      op->req = set_.remove(*op);
       give_back(*op);
     } else if (!op->trip.handed.load(std::memory_order_relaxed)) {
       op->trip.reclaim_early = true;  // its submission is still on the stack
@@ -133,34 +122,7 @@ bool ThreadProgress::step() {
     op->trip.reclaim_taken.store(true, std::memory_order_release);
     n = next;
   }
-  if (reqs_.empty()) return did;
-
-  int count = static_cast<int>(reqs_.size());
-  if (indices_.size() < reqs_.size()) {
-    indices_.resize(reqs_.size());
-    statuses_.resize(reqs_.size());
-  }
-  int outcount = 0;
-  int rc = MPI_Testsome(count, reqs_.data(), &outcount, indices_.data(), statuses_.data());
-  if (outcount == MPI_UNDEFINED || outcount == 0) return did;
-  for (int k = 0; k < outcount; ++k) {
-    Op* op = ops_[static_cast<size_t>(indices_[static_cast<size_t>(k)])];
-    op->status = statuses_[static_cast<size_t>(k)];
-    if (rc == MPI_SUCCESS) op->status.MPI_ERROR = MPI_SUCCESS;  // only set for ERR_IN_STATUS
-    op->req = MPI_REQUEST_NULL;
-    op->trip.tslot = npos;
-    done_.push_back(op);
-  }
-  size_t w = 0;
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i]->trip.tslot == npos) continue;
-    ops_[w] = ops_[i];
-    reqs_[w] = reqs_[i];
-    ops_[w]->trip.tslot = w;
-    ++w;
-  }
-  ops_.resize(w);
-  reqs_.resize(w);
+  if (set_.empty() || !set_.test(done_)) return did;
   for (Op* op : done_) {
     op->trip.handed.store(true, std::memory_order_release);
     handoff_.post(&op->trip.node);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "mpi/mpi_op.hpp"
+#include "mpi/mpi_request_set.hpp"
 #include "runtime/handoff.hpp"
 #include "runtime/mpsc_stack.hpp"
 #include "runtime/progress_thread.hpp"
@@ -52,8 +53,6 @@ class ThreadProgress {
   // still submitted (their waiters never resume).
   void stop(const std::function<void(Op&, MPI_Request)>& bury);
 
-  HandoffStats stats() const noexcept { return handoff_.stats(); }
-
  private:
   bool step();  // the progress thread: one round
   void give_back(Op& op);
@@ -63,10 +62,7 @@ class ThreadProgress {
   MpscStack<HandoffNode> submitted_;
   MpscStack<HandoffNode> reclaims_;
   // The progress thread's own.
-  std::vector<MPI_Request> reqs_;
-  std::vector<Op*> ops_;
-  std::vector<int> indices_;
-  std::vector<MPI_Status> statuses_;
+  RequestSet<&Op::thread_slot> set_;
   std::vector<Op*> done_;
   // The loop's own: every op submitted and not yet resumed.
   std::vector<Op*> inflight_;

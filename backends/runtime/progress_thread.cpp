@@ -47,7 +47,6 @@ void ProgressThread::run() {
       asleep_.store(true, std::memory_order_seq_cst);
       if (!stopping_.load(std::memory_order_seq_cst)) hooks_.sleep(stop_fd_);
       asleep_.store(false, std::memory_order_relaxed);
-      sleeps_.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     if (hooks_.owed && hooks_.owed()) {

@@ -37,8 +37,6 @@ class ProgressThread {
 
   // Idempotent; after it returns the hooks are never called again.
   void stop();
-  // Times the blocking variant went to sleep (for the sidecar and tests).
-  uint64_t sleeps() const noexcept { return sleeps_.load(std::memory_order_relaxed); }
   // True while the blocking variant sleeps or is about to (see UCX's signal on post).
   bool asleep() const noexcept { return asleep_.load(std::memory_order_seq_cst); }
 
@@ -50,7 +48,6 @@ class ProgressThread {
   int stop_fd_ = -1;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> asleep_{false};
-  std::atomic<uint64_t> sleeps_{0};
   std::thread thread_;
 };
 

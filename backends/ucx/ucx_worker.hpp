@@ -163,7 +163,6 @@ class Worker : public std::enable_shared_from_this<Worker> {
     posts_.fetch_add(1, std::memory_order_seq_cst);
     if (thread_->asleep()) ucp_worker_signal(worker_);
   }
-  bool threaded() const noexcept { return thread_ != nullptr; }
   // Progress until nothing happens (bounded), e.g. before giving up on a dead peer.
   void drain() {
     for (int i = 0; i < 1000 && ucp_worker_progress(worker_) != 0; ++i) {
