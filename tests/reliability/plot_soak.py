@@ -3,7 +3,8 @@
 `soak --csv`), fits RSS and heap-in-use against connect/close cycles by least squares
 over the samples after warm-up (the first fifth of the run, as soak's default --warmup),
 prints the slopes in KiB per 1,000 cycles and draws OUT_DIR/rss_vs_cycles.png: one
-panel per backend, RSS and heap in use against cycles, the fitted line over the window.
+panel per backend, RSS and heap in use against cycles (KiB since the end of warm-up),
+the fitted line over the window and the 64 KiB per 1,000 cycles limit beside it.
 """
 import csv
 import os
@@ -14,6 +15,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+
+LIMIT = 64  # KiB per 1,000 cycles: soak.sh's --max-slope-kib-per-kcycle
 
 
 def load(path):
@@ -49,18 +53,24 @@ def main(argv):
         print(f"{b},{int(d['cycles'][-1])},{d['seconds'][-1] / 60:.1f},"
               f"{int(d['rss_kib'][first])},{int(d['rss_kib'][-1])},{s_rss:.1f},{s_heap:.1f}")
         kc = d["cycles"] / 1000
-        ax.plot(kc, d["rss_kib"] / 1024, ".", ms=3, label="RSS")
-        ax.plot(kc, d["heap_used_kib"] / 1024, ".", ms=3, label="heap in use (mallinfo2)")
+        # Everything relative to the first sample after warm-up, so that the limit line
+        # (what a failing backend would at least climb) and the data share one scale.
+        x0 = d["cycles"][first]
+        ax.plot(kc, d["rss_kib"] - d["rss_kib"][first], ".", ms=3, label="RSS")
+        ax.plot(kc, d["heap_used_kib"] - d["heap_used_kib"][first], ".", ms=3,
+                label="heap in use (mallinfo2)")
         xs = d["cycles"][keep]
-        ax.plot(xs / 1000, (s_rss / 1000 * xs + i_rss) / 1024, "-", color="k", lw=1,
+        base = s_rss / 1000 * x0 + i_rss
+        ax.plot(xs / 1000, s_rss / 1000 * xs + i_rss - base, "-", color="k", lw=1,
                 label=f"RSS fit: {s_rss:.1f} KiB / 1,000 cycles")
+        ax.plot(xs / 1000, LIMIT / 1000 * (xs - x0), "--", color="tab:red", lw=1,
+                label=f"limit: {LIMIT} KiB / 1,000 cycles")
         ax.axvline(kc[first], color="grey", ls=":", lw=1)
         ax.set_title(f"{b}: {int(d['cycles'][-1]):,} cycles in {d['seconds'][-1] / 60:.1f} min")
         ax.set_xlabel("connect/close cycles (thousands)")
-        ax.set_ylabel("MiB")
-        ax.set_ylim(bottom=0)
-        ax.legend(fontsize=8, loc="lower right")
-    fig.suptitle("soak: memory vs connect/close cycles (dotted: end of warm-up)")
+        ax.set_ylabel("KiB since the end of warm-up")
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle("soak: memory vs connect/close cycles (dotted: end of warm-up, a fifth of the run)")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "rss_vs_cycles.png"), dpi=110)
 
