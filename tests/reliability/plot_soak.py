@@ -42,7 +42,7 @@ def main(argv):
         raise SystemExit("usage: plot_soak.py OUT_DIR [BACKEND...]")
     out = argv[1]
     backends = argv[2:] or ["tcp", "ucx", "mpi"]
-    fig, axes = plt.subplots(1, len(backends), figsize=(5 * len(backends), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(backends), figsize=(5 * len(backends) + 0.5, 4.4), squeeze=False)
     print("backend,cycles,minutes,rss_start_kib,rss_end_kib,rss_slope_kib_per_kcycle,"
           "heap_used_slope_kib_per_kcycle")
     for ax, b in zip(axes[0], backends):
@@ -65,12 +65,12 @@ def main(argv):
                 label=f"RSS fit: {s_rss:.1f} KiB / 1,000 cycles")
         ax.plot(xs / 1000, LIMIT / 1000 * (xs - x0), "--", color="tab:red", lw=1,
                 label=f"limit: {LIMIT} KiB / 1,000 cycles")
-        ax.axvline(kc[first], color="grey", ls=":", lw=1)
+        ax.axvline(kc[first], color="grey", ls=":", lw=1, label="end of warm-up (a fifth of the run)")
         ax.set_title(f"{b}: {int(d['cycles'][-1]):,} cycles in {d['seconds'][-1] / 60:.1f} min")
         ax.set_xlabel("connect/close cycles (thousands)")
         ax.set_ylabel("KiB since the end of warm-up")
         ax.legend(fontsize=8, loc="upper left")
-    fig.suptitle("soak: memory vs connect/close cycles (dotted: end of warm-up, a fifth of the run)")
+    fig.suptitle("soak: memory against connect/close cycles")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "rss_vs_cycles.png"), dpi=110)
 
