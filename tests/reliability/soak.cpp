@@ -1,13 +1,23 @@
 // soak: ping-pong plus connect/close churn on each backend for a while, sampling the
-// resident set size (VmRSS of /proc/self/status) every few seconds. Prints a table and
-// fails when memory grew by more than --max-growth between the first sample after
-// warm-up and the last. Runs listener and connector in this process (mpirun -np 1 for
-// the mpi backend). The 10-minute profile: tests/reliability/soak.sh.
+// resident set size (VmRSS of /proc/self/status) and glibc's heap counters every few
+// seconds. Runs listener and connector in this process (mpirun -np 1 for the mpi
+// backend). The 10-minute profile: tests/reliability/soak.sh.
+//
+// Verdict per backend: the least-squares slope of RSS against connect/close cycles over
+// the samples after warm-up, in KiB per 1,000 cycles, must stay within
+// --max-slope-kib-per-kcycle; and the growth between the first sample after warm-up and
+// the last within --max-growth-kib. The slope is the figure a long run cares about (what
+// each connection leaves behind); the growth bound catches a step the slope would average
+// away. The heap-in-use slope (mallinfo2: bytes malloc handed out and not freed) is
+// printed beside it: RSS growing while it stays flat is the allocator keeping freed
+// memory (fragmentation), not a leak; both growing is memory still referenced.
+#include <malloc.h>
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
@@ -26,8 +36,47 @@ struct Counts {
   size_t round_trips = 0, cycles = 0, wrong = 0;
 };
 
+struct Sample {
+  double seconds;
+  size_t cycles, round_trips;
+  size_t rss_kib;
+  size_t heap_used_kib;  // malloc'd and not freed (arena + mmapped chunks)
+  size_t heap_free_kib;  // freed but kept by the allocator in its arenas
+};
+
+Sample take_sample(double seconds, const Counts& n, bool trim) {
+  // --trim: give the allocator's free pages back first, so RSS shows what is in use.
+  if (trim) malloc_trim(0);
+  struct mallinfo2 mi = mallinfo2();
+  return {seconds,           n.cycles, n.round_trips, rss_kib(), (mi.uordblks + mi.hblkhd) / 1024,
+          mi.fordblks / 1024};
+}
+
+// Least-squares slope of y against x; 0 with fewer than two distinct x.
+template <class X, class Y>
+double slope(const std::vector<Sample>& s, size_t from, X x, Y y) {
+  double n = 0, sx = 0, sy = 0;
+  for (size_t i = from; i < s.size(); ++i, ++n) {
+    sx += x(s[i]);
+    sy += y(s[i]);
+  }
+  if (n < 2) return 0;
+  double mx = sx / n, my = sy / n, sxx = 0, sxy = 0;
+  for (size_t i = from; i < s.size(); ++i) {
+    sxx += (x(s[i]) - mx) * (x(s[i]) - mx);
+    sxy += (x(s[i]) - mx) * (y(s[i]) - my);
+  }
+  return sxx > 0 ? sxy / sxx : 0;
+}
+
+struct Limits {
+  double seconds, sample_s, warmup_s, max_slope;
+  size_t min_fit_cycles, max_growth_kib;
+  bool trim;
+};
+
 // One backend: returns true when memory stayed flat.
-bool soak(const std::string& scheme, double seconds, double sample_s, size_t max_growth_kib) {
+bool soak(const std::string& scheme, const Limits& lim, std::ofstream* csv) {
   EventLoop loop;
   auto backend = registry().create(scheme, loop);
   auto listener = backend->make_listener(backend->default_listen_address("127.0.0.1"));
@@ -36,7 +85,7 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
   std::string addr = listener->contact_address();
   auto connector = backend->make_connector();
   Counts n;
-  std::vector<std::pair<double, size_t>> samples;  // (seconds, RSS KiB)
+  std::vector<Sample> samples;
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -46,7 +95,7 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
     auto comm = co_await connector->connect(addr, 10s);
     double next_sample = 0;
     size_t id = 0;
-    while (elapsed() < seconds) {
+    while (elapsed() < lim.seconds) {
       // A burst of ping-pong over the long-lived comm, sizes 1 B .. 64 KiB.
       for (size_t k = 0; k < 200; ++k, ++id) {
         Shape shape{size_t{1} << (id % 17)};
@@ -69,37 +118,68 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
         ++n.cycles;
       }
       if (elapsed() >= next_sample) {
-        samples.emplace_back(elapsed(), rss_kib());
-        std::printf("%8s %8.1f %10zu %12zu %10zu\n", scheme.c_str(), samples.back().first,
-                    samples.back().second, n.round_trips, n.cycles);
+        const Sample& s = samples.emplace_back(take_sample(elapsed(), n, lim.trim));
+        std::printf("%8s %8.1f %10zu %12zu %10zu %10zu %10zu\n", scheme.c_str(), s.seconds,
+                    s.rss_kib, s.round_trips, s.cycles, s.heap_used_kib, s.heap_free_kib);
         std::fflush(stdout);
-        next_sample += sample_s;
+        if (csv)
+          *csv << scheme << ',' << s.seconds << ',' << s.cycles << ',' << s.round_trips << ','
+               << s.rss_kib << ',' << s.heap_used_kib << ',' << s.heap_free_kib
+               << std::endl;  // kept if killed
+        next_sample += lim.sample_s;
       }
     }
     co_await comm->close();
   }());
   listener->stop();
   bool settled = loop.settle_detached(5s);  // handlers end before loop and backend go
-  // The baseline is the first sample after a tenth of the run (caches, pools, arenas
-  // settle); growth after that is what a long run would accumulate.
+  if (csv) csv->flush();
+  // Warm-up (caches, pools, arenas settle): the samples before --warmup are left out.
   size_t base_i = 0;
-  while (base_i + 1 < samples.size() && samples[base_i].first < seconds / 10) ++base_i;
-  size_t base = samples[base_i].second, last = samples.back().second, peak = base;
-  for (size_t i = base_i; i < samples.size(); ++i) peak = std::max(peak, samples[i].second);
+  while (base_i + 1 < samples.size() && samples[base_i].seconds < lim.warmup_s) ++base_i;
+  size_t base = samples[base_i].rss_kib, last = samples.back().rss_kib, peak = base;
+  for (size_t i = base_i; i < samples.size(); ++i) peak = std::max(peak, samples[i].rss_kib);
   long growth = static_cast<long>(last) - static_cast<long>(base);
-  bool ok = growth <= static_cast<long>(max_growth_kib) && n.wrong == 0 && settled &&
-            echo.protocol_errors == 0;
+  auto cycles = [](const Sample& s) { return double(s.cycles); };
+  double rss_slope =
+      1000 * slope(samples, base_i, cycles, [](const Sample& s) { return double(s.rss_kib); });
+  double heap_slope = 1000 * slope(samples, base_i, cycles,
+                                   [](const Sample& s) { return double(s.heap_used_kib); });
+  size_t fitted = samples.size() - base_i;
+  // RSS moves in pages and in heap extensions of 128 KiB and more: over a few hundred
+  // cycles one such step reads as a slope of several hundred KiB per 1,000, so a window
+  // of fewer cycles than --min-fit-cycles is reported but not judged.
+  size_t fit_cycles = samples.back().cycles - samples[base_i].cycles;
+  bool judged = fit_cycles >= lim.min_fit_cycles;
+  bool slope_ok = !judged || rss_slope <= lim.max_slope;
+  bool ok = growth <= static_cast<long>(lim.max_growth_kib) && slope_ok && fitted >= 3 &&
+            n.wrong == 0 && settled && echo.protocol_errors == 0;
   if (echo.protocol_errors)
     std::printf("# %s: echo side saw %zu protocol error(s), last: %s\n", scheme.c_str(),
                 echo.protocol_errors, echo.last_why.c_str());
+  if (!judged)
+    std::printf(
+        "# %s: slope not judged: %zu cycles after warm-up, fewer than "
+        "--min-fit-cycles %zu\n",
+        scheme.c_str(), fit_cycles, lim.min_fit_cycles);
+  if (fitted < 3)
+    std::printf(
+        "# %s: only %zu sample(s) after the %.0f s warm-up: raise --seconds or lower "
+        "--sample\n",
+        scheme.c_str(), fitted, lim.warmup_s);
   std::printf(
       "# %s: %zu round trips, %zu connect/close cycles, wrong bytes %zu; RSS %zu KiB "
-      "at %.0f s -> %zu KiB at end (peak %zu), growth %ld KiB (limit %zu): %s\n",
-      scheme.c_str(), n.round_trips, n.cycles, n.wrong, base, samples[base_i].first, last, peak,
-      growth, max_growth_kib,
-      ok        ? "FLAT"
-      : settled ? "GREW"
-                : "HANDLERS LEFT");
+      "at %.0f s -> %zu KiB at end (peak %zu), growth %ld KiB (limit %zu); slope over %zu "
+      "samples, %zu cycles from %.0f s: RSS %.1f KiB per 1,000 cycles (limit %.1f), heap in "
+      "use %.1f: %s\n",
+      scheme.c_str(), n.round_trips, n.cycles, n.wrong, base, samples[base_i].seconds, last, peak,
+      growth, lim.max_growth_kib, fitted, fit_cycles, samples[base_i].seconds, rss_slope,
+      lim.max_slope, heap_slope,
+      ok                                    ? "FLAT"
+      : !settled                            ? "HANDLERS LEFT"
+      : fitted < 3                          ? "TOO FEW SAMPLES"
+      : n.wrong > 0 || echo.protocol_errors ? "WRONG BYTES"
+                                            : "GREW");
   return ok;
 }
 
@@ -108,28 +188,55 @@ bool soak(const std::string& scheme, double seconds, double sample_s, size_t max
 int main(int argc, char** argv) {
   CLI::App app{"Soak test: ping-pong + connect/close churn while sampling RSS", "soak"};
   std::vector<std::string> backends;
-  double seconds = 20, sample = 2;
-  size_t max_growth_kib = 4096;
+  Limits lim{20, 2, -1, 64, 1000, 4096, false};
+  std::string csv_path;
   app.add_option("--backend", backends, "Backends to soak, one after the other (default: all)");
-  app.add_option("--seconds", seconds, "Seconds per backend")->capture_default_str();
-  app.add_option("--sample", sample, "Seconds between RSS samples")->capture_default_str();
-  app.add_option("--max-growth-kib", max_growth_kib, "Allowed RSS growth after warm-up")
+  app.add_option("--seconds", lim.seconds, "Seconds per backend")->capture_default_str();
+  app.add_option("--sample", lim.sample_s, "Seconds between RSS samples")->capture_default_str();
+  app.add_option("--warmup", lim.warmup_s,
+                 "Seconds left out of the fit and the growth check (default: a fifth of "
+                 "--seconds, so a 10-minute run fits its last 8 minutes)");
+  app.add_option("--max-slope-kib-per-kcycle", lim.max_slope,
+                 "Allowed least-squares slope of RSS after warm-up, KiB per 1,000 "
+                 "connect/close cycles")
       ->capture_default_str();
+  app.add_option("--min-fit-cycles", lim.min_fit_cycles,
+                 "Judge the slope only when the window after warm-up spans this many cycles")
+      ->capture_default_str();
+  app.add_option("--max-growth-kib", lim.max_growth_kib, "Allowed RSS growth after warm-up")
+      ->capture_default_str();
+  app.add_option("--csv", csv_path,
+                 "Write every sample here: backend, seconds, cycles, round_trips, rss_kib, "
+                 "heap_used_kib, heap_free_kib");
+  app.add_flag("--trim", lim.trim,
+               "malloc_trim(0) before each sample (RSS then excludes free heap pages)");
   try {
     app.parse(argc, argv);
-    if (seconds <= 0 || sample <= 0)
+    if (lim.seconds <= 0 || lim.sample_s <= 0)
       throw CLI::ValidationError("--seconds and --sample must be > 0");
+    if (lim.warmup_s < 0) lim.warmup_s = lim.seconds / 5;
+    if (lim.warmup_s >= lim.seconds)
+      throw CLI::ValidationError("--warmup must be less than --seconds");
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  std::ofstream csv;
+  if (!csv_path.empty()) {
+    csv.open(csv_path);
+    if (!csv) {
+      std::fprintf(stderr, "soak: error: cannot write --csv %s\n", csv_path.c_str());
+      return 2;
+    }
+    csv << "backend,seconds,cycles,round_trips,rss_kib,heap_used_kib,heap_free_kib\n";
   }
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   if (backends.empty()) backends = registry().schemes();
-  std::printf("# backend  elapsed_s  rss_kib  round_trips  cycles\n");
+  std::printf("# backend elapsed_s    rss_kib  round_trips     cycles  heap_used  heap_free\n");
   bool ok = true;
   for (const auto& b : backends) {
     try {
-      ok = soak(b, seconds, sample, max_growth_kib) && ok;
+      ok = soak(b, lim, csv.is_open() ? &csv : nullptr) && ok;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "soak: error: %s: %s\n", b.c_str(), e.what());
       ok = false;
