@@ -160,19 +160,6 @@ int claimed_rank(const std::string& id) {
 }
 }  // namespace
 
-bool AppSession::hello_matches_rank(const Hello& hello, int rank) const {
-  bool worker_index = hello.index >= 0 && hello.index < topo_.workers();
-  switch (hello.role) {
-    case Role::client:
-      return rank == topo_.client_rank();
-    case Role::worker:
-    case Role::peer:
-      return worker_index && rank == topo_.worker_rank(hello.index);
-    default:
-      return false;
-  }
-}
-
 Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
   int rank = claimed_rank(comm->peer_id());
   auto ch = std::make_unique<Channel>(channels_, std::move(comm));
@@ -186,7 +173,7 @@ Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
   }
   // The role and index a Hello claims must be what the bootstrap says the connecting rank
   // is: a rank with the job token cannot pose as another worker or as the client.
-  if (!hello_matches_rank(hello, rank)) {
+  if (!topo_.plays(rank, hello.role, hello.index)) {
     opts_.backend_options.auth.count_rejected();
     co_return;
   }

@@ -99,8 +99,6 @@ class AppSession {
   void require_worker_memory(uint64_t bytes_per_worker, const std::string& what);
 
  private:
-  // The Hello's role and index are what the bootstrap's topology says `rank` is.
-  bool hello_matches_rank(const Hello& hello, int rank) const;
   Task<void> handle(std::unique_ptr<Comm> comm);
   void print_header();
   void close_connections();
