@@ -41,8 +41,8 @@ def main():
             os.remove(p)
     env = dict(os.environ, COMMBENCH_TEST_JOB_TOKEN=TOKEN)
     cmd = launcher + [binary, "--backend", "tcp,raw-tcp", "--validate", "--test-stray",
-                      "-b", "1", "-e", "64K", "-f", "16", "--iters", "300",
-                      "--iters-large", "100", "--reps", "2", "--csv", csv]
+                      "-b", "1", "-e", "64K", "-f", "16", "--iters", "1000",
+                      "--iters-large", "200", "--reps", "2", "--csv", csv]
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
     if run.returncode != 0:
         fail("exit %d: %s" % (run.returncode, (run.stderr.strip() or run.stdout.strip())[-400:]))
