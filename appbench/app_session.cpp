@@ -146,14 +146,36 @@ void AppSession::note(const std::string& line) {
   std::fflush(stdout);
 }
 
+namespace {
+// The rank a connection's backend hello named ("rank N", vouched for by the job token:
+// comm/peer_auth.hpp), or -1.
+int claimed_rank(const std::string& id) {
+  if (id.rfind("rank ", 0) != 0 || id.size() > 15) return -1;
+  int r = 0;
+  for (size_t i = 5; i < id.size(); ++i) {
+    if (id[i] < '0' || id[i] > '9') return -1;
+    r = r * 10 + (id[i] - '0');
+  }
+  return id.size() > 5 ? r : -1;
+}
+}  // namespace
+
 Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
+  int rank = claimed_rank(comm->peer_id());
   auto ch = std::make_unique<Channel>(channels_, std::move(comm));
   Message in;
   Hello hello;
   try {
     hello = expect<Hello>(co_await ch->recv(in), "first message on a connection");
   } catch (const std::exception&) {
+    opts_.backend_options.auth.count_rejected();
     co_return;  // not one of ours, or it left at once
+  }
+  // The role and index a Hello claims must be what the bootstrap says the connecting rank
+  // is: a rank with the job token cannot pose as another worker or as the client.
+  if (!topo_.plays(rank, hello.role, hello.index)) {
+    opts_.backend_options.auth.count_rejected();
+    co_return;
   }
   if (topo_.is_scheduler() && (hello.role == Role::worker || hello.role == Role::client)) {
     co_await scheduler_->serve(std::move(ch), hello);
@@ -266,6 +288,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   });
   boot().barrier();  // every rank's roles are done: nobody still needs a connection
   close_connections();
+  layer_.add_rejected_peers(meta, opts_);  // after teardown: strays met while closing count
   if (topo_.is_client()) {
     std::fputs(summary_.text(rows_throughput ? "Mrows/s" : "MB/s").c_str(), stdout);
     if (csv_) csv_->commit(sidecar_text(meta));

@@ -2,7 +2,20 @@
 
 #include <stdexcept>
 
+#include "distributed/protocol.hpp"
+
 namespace commbench::app {
+
+bool Topology::plays(int r, Role role, int index) const {
+  switch (role) {
+    case Role::client:
+      return r == client_rank();
+    case Role::worker:
+    case Role::peer:
+      return index >= 0 && index < workers() && r == worker_rank(index);
+  }
+  return false;
+}
 
 const char* to_string(Layout l) {
   return l == Layout::dask ? "dask" : "compact";

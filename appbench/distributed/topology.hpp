@@ -3,10 +3,13 @@
 // machine spends its cores on workers (ranks >= 1).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace commbench::app {
+
+enum class Role : uint8_t;  // protocol.hpp
 
 enum class Layout { dask, compact };
 
@@ -29,6 +32,10 @@ struct Topology {
   bool is_client() const { return rank == client_rank(); }
   bool is_worker() const { return rank >= first_worker_rank(); }
   int worker_index() const { return rank - first_worker_rank(); }
+  // Whether `rank` is who a Hello claiming `role` and `index` says it is: the client's
+  // rank for Role::client, worker `index`'s rank for Role::worker and Role::peer. A rank
+  // holding the job token still cannot pose as another worker or as the client.
+  bool plays(int rank, Role role, int index) const;
   // "worker W (rank R, ADDRESS)": how every error names a worker.
   std::string describe_worker(int index) const;
 };

@@ -12,6 +12,7 @@
 
 #include "comm/limits.hpp"
 #include "comm/message.hpp"
+#include "comm/peer_auth.hpp"
 #include "runtime/cancel.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/task.hpp"
@@ -39,6 +40,10 @@ class Comm {
 
   virtual std::string local_address() const = 0;
   virtual std::string peer_address() const = 0;
+  // The identity the peer's hello claimed (its PeerAuth::self_id, "rank 0"), vouched for
+  // by the job token the hello carried; empty when the peer sent none. Whoever expects a
+  // particular peer compares it (microbench rank 1, appbench's roles).
+  virtual std::string peer_id() const { return {}; }
   // The library transports this connection's data travels on, as the library names them
   // (UCX: "sysv/memory", "tcp/eth0"); empty when the backend has nothing to add to its
   // scheme. For run metadata: it may cost a formatted report, never call it per message.
@@ -80,6 +85,9 @@ class Connector {
 struct BackendOptions {
   std::string progress;  // a progress policy name; empty = the backend's default
   CommLimits limits;
+  // The job token every hello carries and checks, this end's identity, and the count of
+  // peers refused (comm/peer_auth.hpp). Copies share the count.
+  PeerAuth auth;
   // Backend-specific settings (e.g. "wire" = packed|per-frame, "chunk" = bytes for mpi).
   std::map<std::string, std::string> extra;
 };

@@ -1,9 +1,14 @@
 // The versioned hello that both ends of a new connection exchange before any message.
 //
-// Layout (little endian): u32 magic 'CBHS' | u16 version | u16 name length | name bytes.
-// `name` is the sender's own contact address (so a listener learns who connected).
-// The decoder bounds the name (kMaxHelloName) before reading it: a hostile peer cannot
-// make us allocate or read beyond what it announces and the limit allows.
+// Layout (little endian), version 2:
+//   u32 magic 'CBHS' | u16 version | u16 name length | u8[16] job token |
+//   u16 id length | u16 reserved (0) | name bytes | id bytes
+// `name` is the sender's own contact address (so a listener learns who connected); `token`
+// is the job's secret (comm/peer_auth.hpp) and `id` the sender's identity in the job
+// ("rank 0"). Version 1 had no token and no id: such a peer is refused as "version 1".
+// The decoder bounds name and id (kMaxHelloName, kMaxPeerId) before reading them: a
+// hostile peer cannot make us allocate or read beyond what it announces and the limits
+// allow. Checking the token and the identity is the caller's (verify_hello).
 #pragma once
 
 #include <cstddef>
@@ -12,22 +17,42 @@
 #include <string>
 #include <vector>
 
+#include "comm/peer_auth.hpp"
+
 namespace commbench {
 
 constexpr uint32_t kHelloMagic = 0x53484243;  // "CBHS"
-constexpr uint16_t kHelloVersion = 1;
-constexpr size_t kHelloFixedBytes = 8;
+constexpr uint16_t kHelloVersion = 2;
+constexpr size_t kHelloFixedBytes = 8 + kJobTokenBytes + 4;  // 28
 constexpr size_t kMaxHelloName = 1024;
 
 struct Hello {
   uint16_t version = kHelloVersion;
   std::string name;
+  JobToken token{};
+  std::string id;
 };
 
+// Throws ProtocolError when name or id exceed their limits.
 std::vector<std::byte> encode_hello(const Hello& h);
-// Checks the fixed part and returns the number of name bytes that follow.
+// Checks the magic and version in the first kHelloPrefixBytes (the part every version
+// shares): a reader takes these first, so a version-1 peer, whose whole fixed part is that
+// long, is told the versions instead of waiting for bytes it never sends.
+constexpr size_t kHelloPrefixBytes = 8;
+void check_hello_prefix(std::span<const std::byte> prefix);
+// Checks the fixed part and returns the number of bytes that follow it (name + id).
 size_t decode_hello_fixed(std::span<const std::byte> fixed);
-// Decodes a complete hello (fixed part + name). Throws ProtocolError.
+// Decodes a complete hello (fixed part + name + id). Throws ProtocolError.
 Hello decode_hello(std::span<const std::byte> bytes);
+
+// The hello this end sends under `auth`.
+inline Hello make_hello(const std::string& name, const PeerAuth& auth) {
+  return Hello{kHelloVersion, name, auth.token, auth.self_id};
+}
+// Throws ProtocolError unless `theirs` carries the job's token (the caller counts it). `where`
+// names the backend in the message ("tcp handshake").
+inline void verify_hello(const Hello& theirs, const PeerAuth& auth, const char* where) {
+  auth.check_token(theirs.token, where);
+}
 
 }  // namespace commbench

@@ -44,6 +44,7 @@ class StagedComm final : public Comm {
   bool closed() const noexcept override { return inner_->closed(); }
   std::string local_address() const override { return inner_->local_address(); }
   std::string peer_address() const override { return inner_->peer_address(); }
+  std::string peer_id() const override { return inner_->peer_id(); }
   std::vector<std::string> transports() const override { return inner_->transports(); }
 
   Comm& inner() noexcept { return *inner_; }

@@ -57,8 +57,12 @@ Task<void> serve(std::shared_ptr<CommHandler> handler, std::unique_ptr<Comm> com
 
 class MpiListener final : public Listener {
  public:
-  MpiListener(std::shared_ptr<Engine> engine, const WireOptions& wire, std::string address)
-      : engine_(std::move(engine)), wire_(wire), address_(std::move(address)) {}
+  MpiListener(std::shared_ptr<Engine> engine, const WireOptions& wire, std::string address,
+              PeerAuth auth)
+      : engine_(std::move(engine)),
+        wire_(wire),
+        address_(std::move(address)),
+        auth_(std::move(auth)) {}
   ~MpiListener() override { stop(); }
 
   Task<void> start(CommHandler handler) override {
@@ -74,10 +78,13 @@ class MpiListener final : public Listener {
     // connections are still being served.
     auto shared = std::make_shared<CommHandler>(std::move(handler));
     rec.on_accept = [engine = engine_, wire = wire_, shared, local = contact_base](
-                        std::shared_ptr<Channel> ch, const std::string& peer) {
+                        std::shared_ptr<Channel> ch, const std::string& peer,
+                        const std::string& peer_id) {
       auto comm = std::make_unique<MpiComm>(engine, std::move(ch), wire, local, peer);
+      comm->set_peer_id(peer_id);
       spawn(engine->loop(), serve(shared, std::move(comm)));
     };
+    rec.auth = auth_;
     service_ = ctx.add_listener(rs.service, std::move(rec));
     contact_ = contact_base + ":" + std::to_string(service_);
     co_return;
@@ -95,13 +102,16 @@ class MpiListener final : public Listener {
   WireOptions wire_;
   std::string address_;
   std::string contact_;
+  PeerAuth auth_;
   int service_ = 0;
 };
 
 class MpiConnector final : public Connector {
  public:
-  MpiConnector(std::shared_ptr<Engine> engine, const WireOptions& wire)
-      : engine_(std::move(engine)), wire_(wire) {}
+  MpiConnector(std::shared_ptr<Engine> engine, const WireOptions& wire, PeerAuth auth)
+      : engine_(std::move(engine)), wire_(wire), auth_(std::move(auth)) {
+    if (auth_.self_id.size() > kMaxPeerId) throw ProtocolError("mpi: identity too long");
+  }
 
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
                                       std::chrono::nanoseconds timeout) override {
@@ -130,6 +140,9 @@ class MpiConnector final : public Connector {
     req.reply_tag = tag;
     req.reply_lane = static_cast<uint16_t>(lane + 1);
     req.nonce = next_nonce(ctx.rank());
+    req.token = auth_.token;
+    req.id_len = static_cast<uint16_t>(auth_.self_id.size());
+    std::memcpy(req.id, auth_.self_id.data(), auth_.self_id.size());
     auto req_buf = std::make_unique<std::byte[]>(sizeof req);
     std::memcpy(req_buf.get(), &req, sizeof req);
     ConnectReply rep;
@@ -167,11 +180,17 @@ class MpiConnector final : public Connector {
     if (rep.magic == ConnectReply::kMagic && rep.nonce == req.nonce && rep.status == 0 &&
         rep.lane >= 0 && rep.lane <= Context::kLanes) {
       auto ch = ctx.open_channel(rs.rank, tag, rep.tag, lane, rep.lane - 1);
-      co_return std::make_unique<MpiComm>(engine_, std::move(ch), wire_, rank_address(ctx.rank()),
-                                          address);
+      auto comm = std::make_unique<MpiComm>(engine_, std::move(ch), wire_, rank_address(ctx.rank()),
+                                            address);
+      comm->set_peer_id(std::string(rep.id, std::min<size_t>(rep.id_len, kMaxPeerId)));
+      co_return comm;
     }
     ctx.free_tag(tag);
     ctx.free_lane(rs.rank, lane);
+    // Not transient: retrying with the same token is refused again.
+    if (rep.status == 3)
+      throw ProtocolError("could not connect to " + address +
+                          ": the listener refused our job token (another job's peer)");
     why = rep.status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
                                 " of rank " + std::to_string(rs.rank)
                           : "the listener rejected the handshake";
@@ -185,11 +204,13 @@ class MpiConnector final : public Connector {
 
   std::shared_ptr<Engine> engine_;
   WireOptions wire_;
+  PeerAuth auth_;
 };
 
 class MpiBackend final : public Backend {
  public:
-  MpiBackend(EventLoop& loop, const BackendOptions& options) : wire_(parse_wire_options(options)) {
+  MpiBackend(EventLoop& loop, const BackendOptions& options)
+      : wire_(parse_wire_options(options)), auth_(options.auth) {
     Progress progress = parse_progress(options.progress);
     ensure_mpi(required_thread_level(progress));
     auto it = options.extra.find(kPairCommsKey);
@@ -200,10 +221,10 @@ class MpiBackend final : public Backend {
   std::string scheme() const override { return "mpi"; }
   std::string progress() const override { return to_string(engine_->progress()); }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
-    return std::make_unique<MpiListener>(engine_, wire_, address);
+    return std::make_unique<MpiListener>(engine_, wire_, address, auth_);
   }
   std::unique_ptr<Connector> make_connector() override {
-    return std::make_unique<MpiConnector>(engine_, wire_);
+    return std::make_unique<MpiConnector>(engine_, wire_, auth_);
   }
   std::string default_listen_address(const std::string&) const override {
     return rank_address(engine_->context().rank()) + ":0";
@@ -216,6 +237,7 @@ class MpiBackend final : public Backend {
 
  private:
   WireOptions wire_;
+  PeerAuth auth_;
   std::shared_ptr<Engine> engine_;
 };
 

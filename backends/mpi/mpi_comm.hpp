@@ -38,6 +38,8 @@ class MpiComm final : public Comm, private ChannelOwner {
   bool closed() const noexcept override { return closed_; }
   std::string local_address() const override { return local_; }
   std::string peer_address() const override { return peer_; }
+  std::string peer_id() const override { return peer_id_; }
+  void set_peer_id(std::string id) { peer_id_ = std::move(id); }
 
  private:
   struct Staging {
@@ -70,6 +72,7 @@ class MpiComm final : public Comm, private ChannelOwner {
   std::shared_ptr<Channel> ch_;
   WireOptions wire_;
   std::string local_, peer_;
+  std::string peer_id_;  // what the peer's ConnectRequest claimed
   bool closed_ = false;
   AsyncMutex read_lock_;
   OpList ops_;

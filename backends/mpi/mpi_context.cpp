@@ -163,12 +163,23 @@ void Context::on_connect_request(int src, std::span<const std::byte> msg) {
   }
   rep.nonce = req.nonce;
   if (req.reply_tag < kFirstDataTag) return;  // nowhere to answer
-  if (rep.status == 0 && (req.magic != ConnectRequest::kMagic || req.version != 1)) rep.status = 2;
+  if (rep.status == 0 && (req.magic != ConnectRequest::kMagic ||
+                          req.version != ConnectRequest::kVersion || req.id_len > kMaxPeerId))
+    rep.status = 2;
   auto it = rep.status == 0 ? listeners_.find(req.service) : listeners_.end();
   if (rep.status == 0 && it == listeners_.end()) rep.status = 1;
   std::shared_ptr<Channel> ch;
   if (rep.status == 0 && req.reply_lane > kLanes) rep.status = 2;
+  // Another job's token (a stray in this MPI job: comm/peer_auth.hpp): refused, counted,
+  // and the listener stays.
+  if (rep.status == 0 && !same_token(std::span(req.token), it->second.auth.token)) {
+    rep.status = 3;
+    it->second.auth.count_rejected();
+  }
   if (rep.status == 0) {
+    const std::string& me = it->second.auth.self_id;
+    rep.id_len = static_cast<uint16_t>(std::min(me.size(), kMaxPeerId));
+    std::memcpy(rep.id, me.data(), rep.id_len);
     int tag = tags_.alloc();
     int lane = lanes_taken_.alloc(src);
     ch = open_channel(src, tag, req.reply_tag, lane, static_cast<int>(req.reply_lane) - 1);
@@ -176,7 +187,7 @@ void Context::on_connect_request(int src, std::span<const std::byte> msg) {
     rep.lane = lane + 1;
   }
   control_.send(&rep, sizeof rep, src, req.reply_tag, graves_);
-  if (ch) it->second.on_accept(ch, "mpi://" + std::to_string(src));
+  if (ch) it->second.on_accept(ch, "mpi://" + std::to_string(src), std::string(req.id, req.id_len));
 }
 
 void Context::on_close_notice(int src, std::span<const std::byte> msg) {

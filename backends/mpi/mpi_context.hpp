@@ -46,7 +46,11 @@ namespace commbench::mpi {
 
 struct ListenerRec {
   // Called for each accepted connection with its channel (on the poller's turn).
-  std::function<void(std::shared_ptr<Channel>, const std::string& peer)> on_accept;
+  // `peer_id`: the identity the request claimed (Comm::peer_id).
+  std::function<void(std::shared_ptr<Channel>, const std::string& peer, const std::string& peer_id)>
+      on_accept;
+  // The listener's backend's job token; requests with another are refused and counted.
+  PeerAuth auth;
 };
 
 class Context final : private ControlHandler {

@@ -15,27 +15,40 @@
 #include <span>
 #include <vector>
 
+#include "comm/peer_auth.hpp"
+
 namespace commbench::mpi {
 
 class Graveyard;
 
 // Wire structs of the control channel (same-architecture peers: plain memcpy).
+// Version 2 carries the job token and the connector's identity (comm/peer_auth.hpp): a
+// listener refuses a request with another job's token (status 3) and counts it.
 struct ConnectRequest {
   static constexpr uint32_t kMagic = 0x514d4243;  // "CBMQ"
+  static constexpr uint16_t kVersion = 2;
   uint32_t magic = kMagic;
-  uint16_t version = 1;
+  uint16_t version = kVersion;
   uint16_t reply_lane = 0;  // lane + 1 the connector receives on (0: none, use reply_tag)
   int32_t service = 0;
   int32_t reply_tag = 0;  // the connector's incoming tag; the reply comes on it
   uint64_t nonce = 0;
+  JobToken token{};
+  uint16_t id_len = 0;  // bytes of `id` used (<= kMaxPeerId)
+  char id[kMaxPeerId] = {};
 };
+static_assert(sizeof(ConnectRequest) <= 128,
+              "ConnectRequest outgrew ControlChannel::kControlBytes");
 struct ConnectReply {
   static constexpr uint32_t kMagic = 0x524d4243;  // "CBMR"
   uint32_t magic = kMagic;
-  int32_t status = 0;  // 0 accepted, 1 no listener on that service, 2 bad request
+  int32_t status = 0;  // 0 accepted, 1 no listener on that service, 2 bad request,
+                       // 3 wrong job token
   int32_t tag = 0;     // the listener end's incoming tag
   int32_t lane = 0;    // lane + 1 the listener end receives on (0: none)
   uint64_t nonce = 0;
+  uint16_t id_len = 0;  // the listener's identity (Comm::peer_id), as in the request
+  char id[kMaxPeerId] = {};
 };
 struct CloseNotice {
   static constexpr uint32_t kMagic = 0x4e4d4243;  // "CBMN"
@@ -56,6 +69,8 @@ class ControlHandler {
 
 class ControlChannel {
  public:
+  // The largest control message a receive takes (a ConnectRequest).
+  static constexpr size_t kControlBytes = 128;
   static constexpr int kTagConnect = 1;
   static constexpr int kTagNotice = 2;
 
@@ -80,7 +95,7 @@ class ControlChannel {
   struct Receive {
     int tag;
     MPI_Request req = MPI_REQUEST_NULL;
-    std::byte buf[64] = {};
+    std::byte buf[kControlBytes] = {};
   };
   void post(Receive& r);
   void dispatch(Receive& r, const MPI_Status& st, ControlHandler& h);

@@ -43,19 +43,27 @@ HostPort parse_tcp(const std::string& address) {
   return parse_host_port(a.location);
 }
 
-// Both directions of the hello: the connector speaks first, the listener answers.
-Task<std::string> exchange_hello(TcpComm& comm, const std::string& my_name, bool speak_first,
-                                 CancelToken token) {
-  auto mine = encode_hello(Hello{kHelloVersion, my_name});
+// Both directions of the hello: the connector speaks first, the listener answers only a
+// hello that carries the job's token (a stray learns nothing, not even our identity).
+// Either end refuses a wrong token with ProtocolError; the caller counts the refusal.
+// Hello's first 8 bytes are read alone, so a version-1 peer (8-byte fixed part) is told
+// the version instead of waiting for bytes it will never send.
+Task<std::string> exchange_hello(TcpComm& comm, const std::string& my_name, const PeerAuth& auth,
+                                 bool speak_first, CancelToken token) {
+  auto mine = encode_hello(make_hello(my_name, auth));
   if (speak_first) co_await comm.write_bytes(mine, token);
   std::byte fixed[kHelloFixedBytes];
-  co_await comm.read_bytes(fixed, token);
+  co_await comm.read_bytes(std::span(fixed).first(kHelloPrefixBytes), token);
+  check_hello_prefix(std::span(fixed).first(kHelloPrefixBytes));  // magic and version
+  co_await comm.read_bytes(std::span(fixed).subspan(kHelloPrefixBytes), token);
   size_t len = decode_hello_fixed(fixed);
   std::vector<std::byte> whole(kHelloFixedBytes + len);
   std::copy(fixed, fixed + kHelloFixedBytes, whole.begin());
   co_await comm.read_bytes(std::span(whole).subspan(kHelloFixedBytes), token);
   Hello theirs = decode_hello(whole);
+  verify_hello(theirs, auth, "tcp handshake");
   if (!speak_first) co_await comm.write_bytes(mine, token);
+  comm.set_peer_id(std::move(theirs.id));
   co_return theirs.name;
 }
 
@@ -64,12 +72,14 @@ Task<std::string> exchange_hello(TcpComm& comm, const std::string& my_name, bool
 struct ListenState {
   EventLoop& loop;
   CommLimits limits;
+  PeerAuth auth;
   std::shared_ptr<UringRing> ring;  // tcp:uring's ring for accepted comms, or null
   int fd = -1;
   std::string contact;
   CommHandler handler;
   CancelSource stop;
-  explicit ListenState(EventLoop& l, const CommLimits& lim) : loop(l), limits(lim) {}
+  ListenState(EventLoop& l, const CommLimits& lim, PeerAuth a)
+      : loop(l), limits(lim), auth(std::move(a)) {}
   ~ListenState() { close_fd(); }
   void close_fd() {
     if (fd >= 0) {
@@ -84,10 +94,14 @@ Task<void> serve_one(std::shared_ptr<ListenState> st, std::unique_ptr<TcpComm> c
   try {
     std::string contact = st->contact;
     TcpComm& c = *comm;
-    co_await with_timeout(st->loop, kHandshakeTimeout,
-                          [&](CancelToken t) { return exchange_hello(c, contact, false, t); });
+    co_await with_timeout(st->loop, kHandshakeTimeout, [&](CancelToken t) {
+      return exchange_hello(c, contact, st->auth, false, t);
+    });
   } catch (const std::exception&) {
-    co_return;  // a peer that fails the handshake is dropped; the listener goes on
+    // A peer that fails the handshake (wrong token, malformed or no hello, silence) is
+    // counted and dropped; the listener goes on serving.
+    st->auth.count_rejected();
+    co_return;
   }
   co_await st->handler(std::move(comm));
 }
@@ -121,8 +135,8 @@ Task<void> accept_loop(std::shared_ptr<ListenState> st) {
 class TcpListener final : public Listener {
  public:
   TcpListener(EventLoop& loop, const std::string& address, const CommLimits& limits,
-              std::shared_ptr<UringRing> ring)
-      : address_(address), state_(std::make_shared<ListenState>(loop, limits)) {
+              const PeerAuth& auth, std::shared_ptr<UringRing> ring)
+      : address_(address), state_(std::make_shared<ListenState>(loop, limits, auth)) {
     state_->ring = std::move(ring);
   }
   ~TcpListener() override { stop(); }
@@ -161,8 +175,9 @@ class TcpListener final : public Listener {
 
 class TcpConnector final : public Connector {
  public:
-  TcpConnector(EventLoop& loop, const CommLimits& limits, std::shared_ptr<UringRing> ring)
-      : loop_(loop), limits_(limits), ring_(std::move(ring)) {}
+  TcpConnector(EventLoop& loop, const CommLimits& limits, PeerAuth auth,
+               std::shared_ptr<UringRing> ring)
+      : loop_(loop), limits_(limits), auth_(std::move(auth)), ring_(std::move(ring)) {}
 
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
                                       std::chrono::nanoseconds timeout) override {
@@ -199,19 +214,23 @@ class TcpConnector final : public Connector {
     auto comm = std::make_unique<TcpComm>(loop_, fd.release(), limits_, ring_);
     try {
       // The listener's contact address; the socket peer is authoritative.
-      (void)co_await exchange_hello(*comm, comm->local_address(), true, token);
+      (void)co_await exchange_hello(*comm, comm->local_address(), auth_, true, token);
     } catch (const CommClosedError& e) {
       // Closed mid-handshake (a listener shedding load or restarting): retry until the
       // timeout, which then reports this as a ConnectError. A ProtocolError (not a
       // commbench peer) is not transient and propagates at once.
       why = std::string("closed during handshake: ") + e.what();
       comm.reset();
+    } catch (const ProtocolError&) {
+      auth_.count_rejected();  // a listener of another job (or no commbench peer)
+      throw;
     }
     co_return comm;
   }
 
   EventLoop& loop_;
   CommLimits limits_;
+  PeerAuth auth_;
   std::shared_ptr<UringRing> ring_;
 };
 
@@ -238,10 +257,10 @@ class TcpBackend final : public Backend {
     return policy_name(kProgressPolicies, policy_);
   }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
-    return std::make_unique<TcpListener>(loop_, address, options_.limits, ring_);
+    return std::make_unique<TcpListener>(loop_, address, options_.limits, options_.auth, ring_);
   }
   std::unique_ptr<Connector> make_connector() override {
-    return std::make_unique<TcpConnector>(loop_, options_.limits, ring_);
+    return std::make_unique<TcpConnector>(loop_, options_.limits, options_.auth, ring_);
   }
   std::string default_listen_address(const std::string& host) const override {
     return "tcp://" + format_host_port(host, 0);

@@ -36,11 +36,13 @@ class TcpComm final : public Comm {
   int native_handle() const noexcept { return fd_; }
   std::string local_address() const override { return local_; }
   std::string peer_address() const override { return peer_; }
+  std::string peer_id() const override { return peer_id_; }
 
   // Raw byte I/O for the handshake (before any message).
   Task<void> write_bytes(std::span<const std::byte> bytes, CancelToken token);
   Task<void> read_bytes(std::span<std::byte> out, CancelToken token);
   void set_peer_name(std::string name) { peer_ = std::move(name); }
+  void set_peer_id(std::string id) { peer_id_ = std::move(id); }
 
  private:
   // Receives at least `want` more bytes... into staging; throws CommClosedError at EOF.
@@ -58,6 +60,7 @@ class TcpComm final : public Comm {
   CommLimits limits_;
   std::shared_ptr<UringRing> ring_;  // keeps the ring alive while this comm may use it
   std::string local_;
+  std::string peer_id_;  // what the peer's hello claimed (Comm::peer_id)
   std::string peer_;
   AsyncMutex write_lock_;
   AsyncMutex read_lock_;

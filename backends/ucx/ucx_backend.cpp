@@ -62,6 +62,7 @@ struct ListenState : std::enable_shared_from_this<ListenState> {
   std::shared_ptr<Worker> worker;  // control worker: the ucp_listener and its endpoints
   std::shared_ptr<Worker> data;
   CommLimits limits;
+  PeerAuth auth;
   std::string address;  // as asked for; `contact` is what it became (the port bound)
   std::string contact;
   CommHandler handler;
@@ -122,16 +123,18 @@ Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h reques
     std::string contact = ls->contact;
     EndpointState& s = *st;
     hello = co_await with_timeout(w->loop(), kHandshakeTimeout, [&](CancelToken t) {
-      return exchange_hello(*w, s, my_tag, contact, ls->data->address(), t);
+      return exchange_hello(*w, s, my_tag, contact, ls->auth, false, ls->data->address(), t);
     });
     connect_data_endpoint(*ls->data, *st, hello);
   } catch (const std::exception&) {
     force_close(st);
-    co_return;  // a peer that fails the handshake is dropped; the listener goes on
+    ls->auth.count_rejected();  // wrong token, malformed hello, silence: dropped, counted
+    co_return;                  // the listener goes on
   }
   std::string local = endpoint_address(st->ep, true, ls->contact);
   auto comm =
       std::make_unique<UcxComm>(ls->data, w, st, hello.tag, my_tag, local, peer, ls->limits);
+  comm->set_peer_id(std::move(hello.id));
   co_await ls->handler(std::move(comm));
 }
 
@@ -149,9 +152,11 @@ void ListenState::on_conn(ucp_conn_request_h request, void* arg) {
 class UcxListener final : public Listener {
  public:
   UcxListener(std::shared_ptr<Worker> control, std::shared_ptr<Worker> data,
-              const std::string& address, const CommLimits& limits)
+              const std::string& address, const CommLimits& limits, const PeerAuth& auth)
       : state_(
-            std::make_shared<ListenState>(std::move(control), std::move(data), address, limits)) {}
+            std::make_shared<ListenState>(std::move(control), std::move(data), address, limits)) {
+    state_->auth = auth;
+  }
   ~UcxListener() override { stop(); }
 
   Task<void> start(CommHandler handler) override {
@@ -193,8 +198,8 @@ class UcxListener final : public Listener {
 class UcxConnector final : public Connector {
  public:
   UcxConnector(std::shared_ptr<Worker> control, std::shared_ptr<Worker> data,
-               const CommLimits& limits)
-      : worker_(std::move(control)), data_(std::move(data)), limits_(limits) {}
+               const CommLimits& limits, const PeerAuth& auth)
+      : worker_(std::move(control)), data_(std::move(data)), limits_(limits), auth_(auth) {}
 
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
                                       std::chrono::nanoseconds timeout) override {
@@ -225,14 +230,21 @@ class UcxConnector final : public Connector {
     }
     uint64_t my_tag = data_->new_tag();
     try {
-      PeerHello hello = co_await exchange_hello(*worker_, *st, my_tag, "", data_->address(), token);
+      PeerHello hello =
+          co_await exchange_hello(*worker_, *st, my_tag, "", auth_, true, data_->address(), token);
       connect_data_endpoint(*data_, *st, hello);
       std::string local = endpoint_address(st->ep, true, "ucx://?");
-      co_return std::make_unique<UcxComm>(data_, worker_, st, hello.tag, my_tag, local, address,
-                                          limits_);
+      auto comm =
+          std::make_unique<UcxComm>(data_, worker_, st, hello.tag, my_tag, local, address, limits_);
+      comm->set_peer_id(std::move(hello.id));
+      co_return comm;
     } catch (const OperationCancelled&) {
       force_close(st);
       throw;
+    } catch (const ProtocolError& e) {
+      force_close(st);  // a listener of another job: counted, then retried like a refusal
+      auth_.count_rejected();
+      why = e.what();
     } catch (const CommError& e) {
       force_close(st);
       why = e.what();
@@ -243,6 +255,7 @@ class UcxConnector final : public Connector {
   std::shared_ptr<Worker> worker_;  // control
   std::shared_ptr<Worker> data_;
   CommLimits limits_;
+  PeerAuth auth_;
 };
 
 class UcxBackend final : public Backend {
@@ -254,10 +267,11 @@ class UcxBackend final : public Backend {
   std::string scheme() const override { return "ucx"; }
   std::string progress() const override { return to_string(worker_->policy()); }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
-    return std::make_unique<UcxListener>(control_, worker_, address, options_.limits);
+    return std::make_unique<UcxListener>(control_, worker_, address, options_.limits,
+                                         options_.auth);
   }
   std::unique_ptr<Connector> make_connector() override {
-    return std::make_unique<UcxConnector>(control_, worker_, options_.limits);
+    return std::make_unique<UcxConnector>(control_, worker_, options_.limits, options_.auth);
   }
   std::string default_listen_address(const std::string& host) const override {
     return "ucx://" + format_host_port(host, 0);

@@ -43,6 +43,8 @@ class UcxComm final : public Comm {
   bool closed() const noexcept override { return closed_ || peer_closed_ || ep_->failed; }
   std::string local_address() const override { return local_; }
   std::string peer_address() const override { return peer_; }
+  std::string peer_id() const override { return peer_id_; }
+  void set_peer_id(std::string id) { peer_id_ = std::move(id); }
   std::vector<std::string> transports() const override;  // the data endpoint's lanes
 
  private:
@@ -75,6 +77,7 @@ class UcxComm final : public Comm {
   uint64_t recv_tag_;
   std::string local_;
   std::string peer_;
+  std::string peer_id_;  // what the peer's hello claimed
   CommLimits limits_;
   AsyncMutex read_lock_;
   bool closed_ = false;

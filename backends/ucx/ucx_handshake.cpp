@@ -10,7 +10,7 @@ namespace commbench::ucx {
 namespace {
 
 constexpr uint32_t kUcxHelloMagic = 0x58554243;  // "CBUX"
-constexpr uint16_t kUcxHelloVersion = 1;
+constexpr uint16_t kUcxHelloVersion = 2;         // 2: connector first, common hello v2
 constexpr size_t kUcxHelloBytes = 16;
 constexpr size_t kMaxWorkerAddress = 16384;
 
@@ -36,8 +36,7 @@ void close_endpoint(void* arg, void*) {
   throw CommClosedError(status_message("ucx handshake", status));
 }
 
-Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n,
-                       CancelToken token) {
+Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n, CancelToken token) {
   if (!ep.ep) fail(ep, UCS_ERR_CONNECTION_RESET, token);
   Op op;
   size_t length = 0;
@@ -59,21 +58,11 @@ Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n,
 
 }  // namespace
 
-Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
-                               const std::string& my_name,
-                               const std::vector<std::byte>& address, CancelToken token) {
-  if (address.size() > kMaxWorkerAddress) throw ProtocolError("ucx: worker address too long");
-  std::vector<std::byte> out(kUcxHelloBytes);
-  put(out.data(), kUcxHelloMagic, 4);
-  put(out.data() + 4, kUcxHelloVersion, 2);
-  put(out.data() + 6, address.size(), 2);
-  put(out.data() + 8, my_tag, 8);
-  auto hello = encode_hello(Hello{kHelloVersion, my_name});
-  out.insert(out.end(), hello.begin(), hello.end());
-  out.insert(out.end(), address.begin(), address.end());
+namespace {
 
+// Posts the send of `out`; null when it completed at once.
+void* post_send(EndpointState& ep, const std::vector<std::byte>& out, Op& send, CancelToken token) {
   if (!ep.ep) fail(ep, UCS_ERR_CONNECTION_RESET, token);
-  Op send;
   ucp_request_param_t p;
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = &Op::on_send;
@@ -81,28 +70,63 @@ Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
   void* r = ucp_stream_send_nbx(ep.ep, out.data(), out.size(), &p);
   if (UCS_PTR_IS_ERR(r)) fail(ep, UCS_PTR_STATUS(r), token);
   send.request = r;
+  return r;
+}
 
+Task<PeerHello> read_hello(Worker& w, EndpointState& ep, const PeerAuth& auth, CancelToken token) {
+  PeerHello peer;
+  std::byte fixed[kUcxHelloBytes + kHelloFixedBytes];
+  // The first 16 + 8 bytes alone: a version-1 peer's fixed part is that long, and it is
+  // told the versions instead of waiting for bytes it never sends.
+  constexpr size_t kFirst = kUcxHelloBytes + kHelloPrefixBytes;
+  co_await stream_recv(w, ep, fixed, kFirst, token);
+  if (get(fixed, 4) != kUcxHelloMagic) throw ProtocolError("ucx handshake: bad magic");
+  if (get(fixed + 4, 2) != kUcxHelloVersion)
+    throw ProtocolError("ucx handshake: peer speaks version " + std::to_string(get(fixed + 4, 2)) +
+                        ", this build speaks " + std::to_string(kUcxHelloVersion));
+  check_hello_prefix({fixed + kUcxHelloBytes, kHelloPrefixBytes});
+  co_await stream_recv(w, ep, fixed + kFirst, sizeof fixed - kFirst, token);
+  peer.tag = get(fixed + 8, 8);
+  size_t addr_len = get(fixed + 6, 2);
+  if (addr_len == 0 || addr_len > kMaxWorkerAddress)
+    throw ProtocolError("ucx handshake: bad worker address length");
+  size_t len = decode_hello_fixed({fixed + kUcxHelloBytes, kHelloFixedBytes});
+  std::vector<std::byte> whole(kHelloFixedBytes + len + addr_len);
+  std::copy(fixed + kUcxHelloBytes, fixed + sizeof fixed, whole.begin());
+  co_await stream_recv(w, ep, whole.data() + kHelloFixedBytes, len + addr_len, token);
+  peer.address.assign(whole.end() - static_cast<std::ptrdiff_t>(addr_len), whole.end());
+  whole.resize(kHelloFixedBytes + len);
+  Hello h = decode_hello(whole);
+  verify_hello(h, auth, "ucx handshake");
+  peer.name = std::move(h.name);
+  peer.id = std::move(h.id);
+  co_return peer;
+}
+
+}  // namespace
+
+Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
+                               const std::string& my_name, const PeerAuth& auth, bool speak_first,
+                               const std::vector<std::byte>& address, CancelToken token) {
+  if (address.size() > kMaxWorkerAddress) throw ProtocolError("ucx: worker address too long");
+  std::vector<std::byte> out(kUcxHelloBytes);
+  put(out.data(), kUcxHelloMagic, 4);
+  put(out.data() + 4, kUcxHelloVersion, 2);
+  put(out.data() + 6, address.size(), 2);
+  put(out.data() + 8, my_tag, 8);
+  auto hello = encode_hello(make_hello(my_name, auth));
+  out.insert(out.end(), hello.begin(), hello.end());
+  out.insert(out.end(), address.begin(), address.end());
+
+  Op send;
+  void* r = nullptr;
   PeerHello peer;
   std::exception_ptr error;
   try {
-    std::byte fixed[kUcxHelloBytes + kHelloFixedBytes];
-    co_await stream_recv(w, ep, fixed, sizeof fixed, token);
-    if (get(fixed, 4) != kUcxHelloMagic) throw ProtocolError("ucx handshake: bad magic");
-    if (get(fixed + 4, 2) != kUcxHelloVersion)
-      throw ProtocolError("ucx handshake: peer speaks version " +
-                          std::to_string(get(fixed + 4, 2)) + ", this build speaks " +
-                          std::to_string(kUcxHelloVersion));
-    peer.tag = get(fixed + 8, 8);
-    size_t addr_len = get(fixed + 6, 2);
-    if (addr_len == 0 || addr_len > kMaxWorkerAddress)
-      throw ProtocolError("ucx handshake: bad worker address length");
-    size_t len = decode_hello_fixed({fixed + kUcxHelloBytes, kHelloFixedBytes});
-    std::vector<std::byte> whole(kHelloFixedBytes + len + addr_len);
-    std::copy(fixed + kUcxHelloBytes, fixed + sizeof fixed, whole.begin());
-    co_await stream_recv(w, ep, whole.data() + kHelloFixedBytes, len + addr_len, token);
-    peer.address.assign(whole.end() - static_cast<std::ptrdiff_t>(addr_len), whole.end());
-    whole.resize(kHelloFixedBytes + len);
-    peer.name = decode_hello(whole).name;
+    if (speak_first) r = post_send(ep, out, send, token);
+    peer = co_await read_hello(w, ep, auth, token);
+    // The listener answers only a hello with the job's token.
+    if (!speak_first) r = post_send(ep, out, send, token);
   } catch (...) {
     error = std::current_exception();
     close_endpoint(&ep, nullptr);  // also ends our send, so its wait below returns

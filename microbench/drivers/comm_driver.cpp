@@ -7,6 +7,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "comm/address.hpp"
 #include "comm/registry.hpp"
 #include "gpu/staged_comm.hpp"
 #include "harness/pattern.hpp"
@@ -48,12 +49,25 @@ void CommDriver::connect() {
   if (rank() == 1) {
     listener_ = backend_->make_listener(backend_->default_listen_address(env_.host));
     env_.loop.run(listener_->start([this](std::unique_ptr<Comm> c) -> Task<void> {
-      if (!comm_) comm_ = std::move(c);
+      // The backend checked the job token; only rank 0 is the peer, and only once. Anyone
+      // else with the token (another rank posing as the peer, a second connection) is
+      // refused and counted; aborted now, destroyed in close() after the loop has run
+      // (Comm::abort's contract).
+      if (!comm_ && c->peer_id() == "rank 0") {
+        comm_ = std::move(c);
+        co_return;
+      }
+      env_.opts.backend_options.auth.count_rejected();
+      c->abort();
+      strays_.push_back(std::move(c));
       co_return;
     }));
     contact = listener_->contact_address();
   }
   auto addresses = env_.boot.allgather(contact);
+  if (rank() >= 2 && env_.opts.test_stray && scheme_ == "tcp")
+    stray_ = std::make_unique<StrayPeer>(parse_host_port(parse_address(addresses[1]).location),
+                                         env_.opts.backend_options.auth.token);
   if (rank() == 0) {
     auto connector = backend_->make_connector();
     comm_ = env_.loop.run(connector->connect(addresses[1], timeout));
@@ -61,7 +75,8 @@ void CommDriver::connect() {
     env_.loop.run(with_timeout(env_.loop, timeout, [this](CancelToken t) -> Task<void> {
       while (!comm_) co_await env_.loop.sleep_for(std::chrono::microseconds(50), t);
     }));
-    listener_->stop();
+    // The listener stays open until close(), as a Dask listener does for the whole run:
+    // a stray that comes while the run measures is refused and counted too.
   }
   if (path_ == gpu::GpuPath::staged && comm_) {
     gpu::StagedOptions so;
@@ -90,7 +105,10 @@ void CommDriver::close() {
     env_.loop.run(comm_->close());
     comm_.reset();
   }
+  if (listener_) listener_->stop();
   listener_.reset();
+  strays_.clear();
+  stray_.reset();
 }
 
 size_t CommDriver::run_watched(const std::function<Task<size_t>(CancelToken)>& make) {

@@ -16,6 +16,7 @@
 #include "drivers/driver.hpp"
 #include "gpu/gpu_path.hpp"
 #include "harness/inject_delay.hpp"
+#include "harness/stray_peer.hpp"
 #include "runtime/task.hpp"
 
 namespace commbench {
@@ -99,6 +100,8 @@ class CommDriver final : public Driver {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<Comm> comm_;
+  std::vector<std::unique_ptr<Comm>> strays_;  // refused on rank 1, aborted
+  std::unique_ptr<StrayPeer> stray_;           // --test-stray, on a rank >= 2
   Storage send_;
   Storage send_shadow_, recv_shadow_;  // host copies for validating device buffers
   MemoryKind send_kind_ = MemoryKind::host, recv_kind_ = MemoryKind::host;

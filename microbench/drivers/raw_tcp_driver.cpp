@@ -3,18 +3,70 @@
 #include "drivers/raw_tcp_driver.hpp"
 
 #include <netinet/in.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "comm/address.hpp"
+#include "comm/handshake.hpp"
 
 namespace commbench {
 
 using tcp::errno_message;
 using tcp::FdGuard;
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Fills `out` from blocking socket `fd`, waiting no later than `deadline`. Throws
+// CommClosedError at EOF, TimeoutError past the deadline.
+void read_until(int fd, std::span<std::byte> out, SteadyClock::time_point deadline) {
+  size_t got = 0;
+  while (got < out.size()) {
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+    if (left.count() <= 0) throw TimeoutError("raw-tcp hello: no answer in time");
+    pollfd p{fd, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (r < 0 && errno != EINTR) throw CommError(errno_message("raw-tcp hello poll", errno));
+    if (r <= 0) continue;
+    ssize_t n = ::recv(fd, out.data() + got, out.size() - got, 0);
+    if (n == 0) throw CommClosedError("raw-tcp hello: peer closed");
+    if (n < 0 && errno != EINTR) throw CommError(errno_message("raw-tcp hello recv", errno));
+    if (n > 0) got += static_cast<size_t>(n);
+  }
+}
+
+// The common hello (comm/handshake.hpp) with its job token, read with a deadline. Throws
+// ProtocolError for a malformed hello, a wrong token, or an identity other than `expect`.
+void read_hello(int fd, const PeerAuth& auth, const std::string& expect,
+                SteadyClock::time_point deadline) {
+  std::byte fixed[kHelloFixedBytes];
+  read_until(fd, std::span(fixed).first(kHelloPrefixBytes),
+             deadline);  // a version-1 hello is 8 bytes
+  check_hello_prefix(std::span(fixed).first(kHelloPrefixBytes));
+  read_until(fd, std::span(fixed).subspan(kHelloPrefixBytes), deadline);
+  std::vector<std::byte> whole(kHelloFixedBytes + decode_hello_fixed(fixed));
+  std::copy(fixed, fixed + kHelloFixedBytes, whole.begin());
+  read_until(fd, std::span(whole).subspan(kHelloFixedBytes), deadline);
+  Hello h = decode_hello(whole);
+  verify_hello(h, auth, "raw-tcp handshake");
+  if (h.id != expect) throw ProtocolError("raw-tcp handshake: the peer is not " + expect);
+}
+
+void send_hello(int fd, const PeerAuth& auth) {
+  auto bytes = encode_hello(make_hello("", auth));
+  if (::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size()))
+    throw CommClosedError(errno_message("raw-tcp hello send", errno));
+}
+
+}  // namespace
 
 RawTcpDriver::RawTcpDriver(DriverEnv& env, const RawVariant& variant)
     : RawDriver(DriverKind::raw_tcp, kRawTcp, variant, env),
@@ -29,17 +81,22 @@ void RawTcpDriver::connect() {
     sockaddr_storage sa = tcp::resolve(HostPort{env_.host, 0}, len);
     listener = FdGuard(::socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&sa), len) != 0 ||
-        ::listen(listener.get(), 1) != 0)
+        ::listen(listener.get(), 16) != 0)
       throw CommError(errno_message("raw-tcp listen", errno));
     HostPort bound = tcp::local_endpoint(listener.get());
     contact = format_host_port(env_.host, bound.port);
   }
   auto all = env_.boot.allgather(contact);
+  // Both ends verify each other with the common hello (job token + identity) before the
+  // timed loop: rank 0 speaks first, rank 1 answers only the expected peer. Nothing of it
+  // is on the timed path.
+  const PeerAuth& auth = env_.opts.backend_options.auth;
+  auto deadline = SteadyClock::now() +
+                  std::chrono::milliseconds(static_cast<long>(env_.opts.connect_timeout_s * 1000));
+  if (rank >= 2 && env_.opts.test_stray)
+    stray_ = std::make_unique<StrayPeer>(parse_host_port(all[1]), auth.token);
   if (rank == 0) {
     HostPort hp = parse_host_port(all[1]);
-    auto deadline =
-        std::chrono::steady_clock::now() +
-        std::chrono::milliseconds(static_cast<long>(env_.opts.connect_timeout_s * 1000));
     for (;;) {
       socklen_t len = 0;
       sockaddr_storage sa = tcp::resolve(hp, len);
@@ -48,19 +105,44 @@ void RawTcpDriver::connect() {
         fd_ = std::move(fd);
         break;
       }
-      if (std::chrono::steady_clock::now() > deadline)
+      if (SteadyClock::now() > deadline)
         throw ConnectError("raw-tcp: cannot connect to " + all[1] + ": " +
                            errno_message("connect", errno));
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    send_hello(fd_.get(), auth);
+    read_hello(fd_.get(), auth, "rank 1", deadline);
   } else if (rank == 1) {
-    fd_ = FdGuard(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (fd_.get() < 0) throw CommError(errno_message("raw-tcp accept", errno));
+    // The first connection that proves itself rank 0 of this job; every other one is
+    // counted and closed, and accepting goes on (each gets at most 2 s to say hello).
+    for (;;) {
+      pollfd p{listener.get(), POLLIN, 0};
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+      if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0)
+        throw ConnectError("raw-tcp: rank 0 did not connect within --connect-timeout");
+      FdGuard fd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (fd.get() < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        throw CommError(errno_message("raw-tcp accept", errno));
+      }
+      try {
+        read_hello(fd.get(), auth, "rank 0",
+                   std::min(deadline, SteadyClock::now() + std::chrono::seconds(2)));
+        send_hello(fd.get(), auth);
+      } catch (const std::exception&) {
+        auth.count_rejected();
+        continue;
+      }
+      fd_ = std::move(fd);
+      break;
+    }
   }
   if (fd_.get() >= 0) tcp::set_nodelay(fd_.get());
 }
 
 void RawTcpDriver::close() {
+  stray_.reset();
   if (sender_.joinable()) {
     // A run that failed while the sender still blocks: the shutdown wakes it.
     ::shutdown(fd_.get(), SHUT_RDWR);

@@ -17,12 +17,14 @@
 #include <cerrno>
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "comm/errors.hpp"
 #include "drivers/raw_driver.hpp"
+#include "harness/stray_peer.hpp"
 #include "tcp/socket_util.hpp"
 
 namespace commbench {
@@ -145,6 +147,7 @@ class RawTcpDriver final : public RawDriver {
   raw_tcp::Queue<std::byte> recvs_;
   std::thread sender_;  // blocking variant: sends `sending_` while this thread receives
   std::exception_ptr sender_error_;
+  std::unique_ptr<StrayPeer> stray_;  // --test-stray, on a rank >= 2
 };
 
 }  // namespace commbench

@@ -84,7 +84,13 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "Chunk of the staged pipeline (device frames up to this size travel in one "
                  "piece)")
       ->capture_default_str();
-  app.add_option("--max-frame", o.max_frame, "Largest frame a peer may send us (default 8G)");
+  app.add_option("--max-frame", o.max_frame,
+                 "Largest frame a peer may send us (default: --max-size plus 64 KiB of slack; "
+                 "a message may hold that plus 64 KiB)");
+  app.add_flag("--test-stray", o.test_stray,
+               "Testing aid: run with -np 3; rank 2 keeps connecting to rank 1's tcp or raw-tcp "
+               "listener as a stray (wrong token, wrong identity, old hello, silence) while the "
+               "run goes on; the sidecar's rejected_peers counts the refusals");
   app.add_option("--inject-delay", o.delay,
                  "Testing aid: sleep this many microseconds (e.g. 5) inside every coroutine "
                  "write, to prove the regression gate catches a slower backend");
@@ -144,7 +150,14 @@ void resolve_bench_options(BenchOptions& o) {
   parse_memory_kind(o.recv_memory);
   o.gpu_chunk_bytes = parse_size(o.gpu_chunk);
   if (o.gpu_chunk_bytes == 0) throw std::invalid_argument("--gpu-chunk must be > 0");
-  if (!o.max_frame.empty()) o.backend_options.limits.max_frame_bytes = parse_size(o.max_frame);
+  // What a peer may ask us to receive is what this run can send: a stray or corrupt
+  // header asking for more is refused before anything is allocated (comm/limits.hpp).
+  // The slack covers the 1-byte ack and a staged GPU chunk header.
+  constexpr uint64_t kSlack = 64 << 10;
+  uint64_t largest = o.sizes.empty() ? 0 : o.sizes.back();
+  CommLimits& lim = o.backend_options.limits;
+  lim.max_frame_bytes = o.max_frame.empty() ? largest + kSlack : parse_size(o.max_frame);
+  lim.max_message_bytes = lim.max_frame_bytes + kSlack;
   check_fits(o);
   o.delay_ns = parse_inject_delay(o.delay);
 }

@@ -37,7 +37,8 @@ struct BenchOptions : RunSelection {
   std::string gpu_path = "auto";  // auto | pass-through | staged (device memory only)
   std::string gpu_chunk = "1M";   // staging pipeline chunk
   std::string max_frame;
-  std::string delay;  // injected per-message delay in the coroutine driver (regression tests)
+  std::string delay;        // injected per-message delay in the coroutine driver (regression tests)
+  bool test_stray = false;  // tests only: ranks >= 2 knock on rank 1 (harness/stray_peer.hpp)
 
   // Resolved from the strings above by resolve().
   std::vector<size_t> sizes;

@@ -183,6 +183,7 @@ int BenchSession::finish() {
       // closing after a complete run: a peer that already left is not an error
     }
   }
+  layer_.add_rejected_peers(meta, opts_);  // after the close: strays met in teardown count
   boot().barrier();
   if (boot().rank() == 0) {
     if (csv_) csv_->commit(sidecar_text(meta));

@@ -66,6 +66,13 @@ std::string Bootstrap::broadcast(const std::string& value, int root) const {
   return out;
 }
 
+JobToken Bootstrap::job_token(const JobToken* given) const {
+  JobToken t{};
+  if (rank_ == 0) t = given ? *given : random_job_token();
+  MPI_Bcast(t.data(), static_cast<int>(t.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
+  return t;
+}
+
 void Bootstrap::barrier() const {
   MPI_Barrier(MPI_COMM_WORLD);
 }

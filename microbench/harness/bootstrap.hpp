@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/peer_auth.hpp"
 #include "steering/library_steering.hpp"
 
 namespace commbench {
@@ -38,6 +39,10 @@ class Bootstrap {
   std::vector<std::string> allgather(const std::string& mine) const;
   std::string broadcast(const std::string& value, int root = 0) const;
   void barrier() const;
+  // Collective: the job's secret token (comm/peer_auth.hpp), drawn by rank 0 from
+  // getrandom and broadcast over MPI, the one channel the job already trusts. `given`
+  // (tests only: --test-job-token) replaces the draw when not null.
+  JobToken job_token(const JobToken* given = nullptr) const;
   // Logical AND across ranks (e.g. "did validation pass everywhere").
   bool all(bool mine) const;
   long long sum(long long mine) const;

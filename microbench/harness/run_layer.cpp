@@ -85,10 +85,29 @@ Bootstrap& RunLayer::start(int& argc, char**& argv, const RunSelection& selectio
   return *boot_;
 }
 
-void RunLayer::agree(EventLoop& loop, const RunSelection& selection) {
+void RunLayer::agree(EventLoop& loop, RunSelection& selection) {
   iface_ = agree_listen_interface(*boot_, request_);
   apply_idle_options(selection, loop);
   run_id_ = make_run_id(*boot_);
+  // Tests only: $COMMBENCH_TEST_JOB_TOKEN (32 hex digits) replaces the random draw, so a
+  // test can grep the run's output for the token. The sidecar leaves out every variable
+  // named *TOKEN* (harness/secret_env.hpp), and the token is never on the command line.
+  const char* fixed = boot_->rank() == 0 ? std::getenv("COMMBENCH_TEST_JOB_TOKEN") : nullptr;
+  JobToken given{};
+  bool use_given = false;
+  if (fixed && *fixed) {
+    if (!parse_job_token(fixed, given))
+      boot_->fail_here("$COMMBENCH_TEST_JOB_TOKEN must be 32 hex digits");
+    use_given = true;
+  }
+  PeerAuth& auth = selection.backend_options.auth;
+  auth.token = boot_->job_token(use_given ? &given : nullptr);
+  auth.self_id = "rank " + std::to_string(boot_->rank());
+}
+
+void RunLayer::add_rejected_peers(Json& meta, const RunSelection& selection) {
+  meta["rejected_peers"] =
+      boot_->sum(static_cast<long long>(selection.backend_options.auth.rejected_count()));
 }
 
 Json RunLayer::metadata(Json settings, const RunSelection& selection, const EventLoop& loop,

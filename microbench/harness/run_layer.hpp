@@ -32,8 +32,12 @@ class RunLayer {
   void parse(CLI::App& app, const ProgramShape& shape, const std::function<void()>& resolve);
   // MPI up, steered to the selection's interface; the run's deadline armed.
   Bootstrap& start(int& argc, char**& argv, const RunSelection& selection);
-  // Collective: the address every rank listens on, the loop's idle options, the run id.
-  void agree(EventLoop& loop, const RunSelection& selection);
+  // Collective: the address every rank listens on, the loop's idle options, the run id,
+  // and the job token with this rank's identity ("rank N") in selection.backend_options.auth.
+  void agree(EventLoop& loop, RunSelection& selection);
+  // Collective: meta["rejected_peers"] = peers refused on any rank (wrong token, bad hello,
+  // wrong identity), read after teardown so strays met while closing count too.
+  void add_rejected_peers(Json& meta, const RunSelection& selection);
   // Collective: the sidecar's metadata. `settings` gets what every run selects beside
   // the family's own; `transports` (called on rank 0 only, while connections are open)
   // maps a backend label to the library transports it uses.

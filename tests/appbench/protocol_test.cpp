@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "comm/errors.hpp"
+#include "distributed/topology.hpp"
 
 using namespace commbench;
 using namespace commbench::app;
@@ -155,3 +156,24 @@ TEST(Protocol, TaskArgumentsArePackedAsU64) {
 }
 
 }  // namespace
+
+// A Hello's role and index must be what the bootstrap says the connecting rank is
+// (app_session.cpp refuses and counts the connection otherwise): a rank holding the job
+// token cannot pose as another worker or as the client.
+TEST(Topology, HelloMustMatchTheRankItCameFrom) {
+  Topology t;
+  t.layout = Layout::dask;  // 0 scheduler, 1 client, 2.. workers 0..2
+  t.ranks = 5;
+  EXPECT_TRUE(t.plays(1, Role::client, -1));
+  EXPECT_FALSE(t.plays(2, Role::client, -1));
+  EXPECT_TRUE(t.plays(2, Role::worker, 0));
+  EXPECT_FALSE(t.plays(3, Role::worker, 0));  // worker 1 claiming to be worker 0
+  EXPECT_TRUE(t.plays(4, Role::peer, 2));
+  EXPECT_FALSE(t.plays(4, Role::peer, 3));     // no worker 3
+  EXPECT_FALSE(t.plays(-1, Role::worker, 0));  // no identity in the backend hello
+  EXPECT_FALSE(t.plays(0, Role::worker, -2));
+  t.layout = Layout::compact;  // scheduler and client share rank 0
+  EXPECT_TRUE(t.plays(0, Role::client, -1));
+  EXPECT_TRUE(t.plays(1, Role::worker, 0));
+  EXPECT_FALSE(t.plays(1, Role::client, -1));
+}

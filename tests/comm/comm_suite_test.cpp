@@ -14,6 +14,8 @@
 
 #include "comm/errors.hpp"
 #include "comm/frame_header.hpp"
+#include "comm/peer_auth.hpp"
+#include "comm/registry.hpp"
 #include "loop_fixture.hpp"
 #include "pattern_message.hpp"
 #include "runtime/when_all.hpp"
@@ -261,6 +263,113 @@ TEST_P(CommSuite, MalformedAddressIsRejected) {
     }
     EXPECT_TRUE(wrong_scheme);
   });
+}
+
+// --- only the job's own peers get in (comm/peer_auth.hpp) -----------------------------
+
+// A backend like the one under test (same scheme and policy) whose hello carries `token`
+// and `id`: with another job's token, a stray.
+std::unique_ptr<Backend> backend_with(const std::string& scheme, const BackendOptions& like,
+                                      EventLoop& loop, const JobToken& token,
+                                      const std::string& id) {
+  BackendOptions o = like;
+  o.auth = PeerAuth{};  // its own count
+  o.auth.token = token;
+  o.auth.self_id = id;
+  return registry().create(scheme, loop, o);
+}
+
+// Connects as `stray` does: true when the listener refused it (ConnectError after the
+// retries, or ProtocolError at once: mpi's listener answers "wrong job token"). `why`
+// gets the message, which must not give the token away.
+Task<bool> refused(Backend& stray, const std::string& addr, std::string& why) {
+  auto connector = stray.make_connector();
+  try {
+    auto comm = co_await connector->connect(addr, 300ms);
+    comm->abort();
+    co_return false;
+  } catch (const ConnectError& e) {
+    why = e.what();
+  } catch (const ProtocolError& e) {
+    why = e.what();
+  }
+  co_return true;
+}
+
+std::string hex(const JobToken& t) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (std::byte b : t) {
+    s += digits[static_cast<unsigned>(b) >> 4];
+    s += digits[static_cast<unsigned>(b) & 15];
+  }
+  return s;
+}
+
+// A stray with another job's token before the peer connects, one with no token (all
+// zero, what an unconfigured peer sends) while messages are in flight, and one with
+// another token while the peer closes: each is refused and counted, the listener goes
+// on, and the real connection's bytes stay correct.
+TEST_P(CommSuite, StraysAreRefusedAndCountedInEveryPhase) {
+  JobToken other = auth_.token;
+  other[3] ^= std::byte{0x40};
+  auto wrong = backend_with(GetParam().scheme, options_, loop_, other, "rank 0");
+  auto unset = backend_with(GetParam().scheme, options_, loop_, JobToken{}, "rank 0");
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < 24; ++i) shapes.push_back({(256u << 10) + i, 3});
+  std::vector<Shape> after = {{5, 0, 7}};
+  run([&](CancelToken) -> Task<void> {
+    std::string addr = co_await listen(echo());
+    std::string why;
+    EXPECT_TRUE(co_await refused(*wrong, addr, why)) << "before the peer connects";
+    uint64_t seen = auth_.rejected_count();
+    EXPECT_GE(seen, 1u) << "a refused stray is counted";
+    EXPECT_EQ(why.find(hex(auth_.token)), std::string::npos) << why;
+    EXPECT_EQ(why.find(hex(other)), std::string::npos) << why;
+
+    auto comm = co_await connect(addr);
+    bool during = false;
+    auto stray_during = [&]() -> Task<void> { during = co_await refused(*unset, addr, why); };
+    co_await when_all(expect_pipelined_echoes(*comm, shapes), stray_during());
+    EXPECT_TRUE(during) << "during the transfer";
+    EXPECT_GT(auth_.rejected_count(), seen);
+    seen = auth_.rejected_count();
+
+    bool teardown = false;
+    auto stray_teardown = [&]() -> Task<void> { teardown = co_await refused(*wrong, addr, why); };
+    co_await when_all(comm->close(), stray_teardown());
+    EXPECT_TRUE(teardown) << "during teardown";
+    EXPECT_GT(auth_.rejected_count(), seen);
+
+    // The listener still serves this job's peers.
+    auto again = co_await connect(addr);
+    co_await expect_echoes(*again, after);
+    co_await again->close();
+  });
+  // Each stray only ever counted on the listener's side, never as accepted.
+  EXPECT_EQ(echo_.protocol_errors, 0u) << echo_.last_why;
+  expect_clean_handlers();
+}
+
+// A peer with the job's token is let in, and its identity crosses the hello both ways
+// (Comm::peer_id): what the microbenchmark's rank 1 and the apps' roles compare with
+// the rank they expect.
+TEST_P(CommSuite, PeerIdentityCrossesTheHandshake) {
+  auto other = backend_with(GetParam().scheme, options_, loop_, auth_.token, "rank 7");
+  run([&](CancelToken) -> Task<void> {
+    std::unique_ptr<Comm> server;
+    std::string addr = co_await listen([&server](std::unique_ptr<Comm> c) -> Task<void> {
+      server = std::move(c);
+      co_return;
+    });
+    auto connector = other->make_connector();
+    auto client = co_await connector->connect(addr, connect_timeout_);
+    while (!server) co_await loop_.sleep_for(1ms);
+    EXPECT_EQ(server->peer_id(), "rank 7");
+    EXPECT_EQ(client->peer_id(), "suite");
+    co_await client->close();
+  });
+  EXPECT_EQ(auth_.rejected_count(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, CommSuite, ::testing::ValuesIn(all_backend_params()),

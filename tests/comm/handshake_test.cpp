@@ -1,19 +1,31 @@
+#include "comm/handshake.hpp"
+
 #include <gtest/gtest.h>
 
 #include "comm/errors.hpp"
-#include "comm/handshake.hpp"
 
 using namespace commbench;
 
+namespace {
+JobToken some_token() {
+  JobToken t{};
+  for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<std::byte>(0x11 * (i + 1));
+  return t;
+}
+}  // namespace
+
 TEST(Handshake, RoundTrip) {
-  auto bytes = encode_hello(Hello{kHelloVersion, "tcp://10.0.0.1:4000"});
+  auto bytes = encode_hello(Hello{kHelloVersion, "tcp://10.0.0.1:4000", some_token(), "rank 3"});
+  EXPECT_EQ(bytes.size(), kHelloFixedBytes + 19 + 6);
   Hello h = decode_hello(bytes);
   EXPECT_EQ(h.version, kHelloVersion);
   EXPECT_EQ(h.name, "tcp://10.0.0.1:4000");
+  EXPECT_EQ(h.id, "rank 3");
+  EXPECT_TRUE(same_token(h.token, some_token()));
 }
 
 TEST(Handshake, RejectsCorruption) {
-  auto good = encode_hello(Hello{kHelloVersion, "peer"});
+  auto good = encode_hello(Hello{kHelloVersion, "peer", some_token(), "rank 0"});
   auto bad_magic = good;
   bad_magic[1] = std::byte{0};
   EXPECT_THROW(decode_hello(bad_magic), ProtocolError);
@@ -26,10 +38,66 @@ TEST(Handshake, RejectsCorruption) {
   auto huge_name = good;  // announces 65535 name bytes: refused before reading them
   huge_name[6] = huge_name[7] = std::byte{0xff};
   EXPECT_THROW(decode_hello_fixed(huge_name), ProtocolError);
+  auto huge_id = good;  // the same for the identity
+  huge_id[8 + kJobTokenBytes] = std::byte{kMaxPeerId + 1};
+  EXPECT_THROW(decode_hello_fixed(huge_id), ProtocolError);
+  auto reserved = good;
+  reserved[8 + kJobTokenBytes + 2] = std::byte{1};
+  EXPECT_THROW(decode_hello_fixed(reserved), ProtocolError);
   EXPECT_THROW(decode_hello(std::span(good).first(3)), ProtocolError);
+  EXPECT_THROW(decode_hello_fixed(std::span(good).first(kHelloFixedBytes - 1)), ProtocolError);
 }
 
-TEST(Handshake, RefusesToEncodeOverlongName) {
-  EXPECT_THROW(encode_hello(Hello{kHelloVersion, std::string(kMaxHelloName + 1, 'x')}),
+// A version-1 peer (no token, 8-byte fixed part) is told the versions from its first 8
+// bytes, which is all it ever sends of a fixed part.
+TEST(Handshake, VersionOnePeerIsToldTheVersion) {
+  std::vector<std::byte> v1 = {std::byte{0x43}, std::byte{0x42}, std::byte{0x48}, std::byte{0x53},
+                               std::byte{1},    std::byte{0},    std::byte{0},    std::byte{0}};
+  try {
+    check_hello_prefix(v1);
+    FAIL() << "a version-1 hello was accepted";
+  } catch (const ProtocolError& e) {
+    EXPECT_NE(std::string(e.what()).find("version 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Handshake, RefusesToEncodeOverlongNameOrId) {
+  EXPECT_THROW(encode_hello(Hello{kHelloVersion, std::string(kMaxHelloName + 1, 'x'), {}, ""}),
                ProtocolError);
+  EXPECT_THROW(encode_hello(Hello{kHelloVersion, "", {}, std::string(kMaxPeerId + 1, 'x')}),
+               ProtocolError);
+}
+
+// The token check refuses another job's token and a missing one, and never puts either
+// token in its message.
+TEST(Handshake, TokenCheckRefusesOtherTokensWithoutNamingThem) {
+  PeerAuth auth;
+  auth.token = some_token();
+  Hello mine = make_hello("x", auth);
+  EXPECT_NO_THROW(verify_hello(mine, auth, "test"));
+  Hello other = mine;
+  other.token[15] ^= std::byte{1};
+  Hello none = mine;
+  none.token = JobToken{};
+  for (const Hello* h : {&other, &none}) {
+    try {
+      verify_hello(*h, auth, "test");
+      ADD_FAILURE() << "a wrong token was accepted";
+    } catch (const ProtocolError& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("wrong job token"), std::string::npos) << what;
+      for (char c : what) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "binary bytes in the message";
+    }
+  }
+  EXPECT_EQ(auth.rejected_count(), 0u);  // counting is the caller's
+}
+
+TEST(Handshake, JobTokensAreRandomAndParseFromHex) {
+  EXPECT_FALSE(same_token(random_job_token(), random_job_token()));
+  JobToken t{};
+  ASSERT_TRUE(parse_job_token("00112233445566778899aabbccddeeff", t));
+  EXPECT_EQ(t[0], std::byte{0});
+  EXPECT_EQ(t[15], std::byte{0xff});
+  EXPECT_FALSE(parse_job_token("0011", t));
+  EXPECT_FALSE(parse_job_token("zz112233445566778899aabbccddeeff", t));
 }

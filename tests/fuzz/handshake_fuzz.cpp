@@ -1,7 +1,7 @@
 // libFuzzer target: the connection hello (comm/handshake.hpp).
-// Properties: only ProtocolError is thrown; a name longer than kMaxHelloName is never
-// accepted (so a peer cannot make us allocate more); a decoded hello re-encodes to the
-// input bytes exactly; ASan catches any read past the input.
+// Properties: only ProtocolError is thrown; a name longer than kMaxHelloName or an id
+// longer than kMaxPeerId is never accepted (so a peer cannot make us allocate more); a decoded
+// hello re-encodes to the input bytes exactly; ASan catches any read past the input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -22,14 +22,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const ProtocolError&) {
     len = SIZE_MAX;
   }
-  if (len != SIZE_MAX) check(len <= kMaxHelloName);
+  if (len != SIZE_MAX) check(len <= kMaxHelloName + kMaxPeerId);
   Hello h;
   try {
     h = decode_hello(in);
   } catch (const ProtocolError&) {
     return 0;
   }
-  check(len != SIZE_MAX && h.name.size() == len && size == kHelloFixedBytes + len);
+  check(len != SIZE_MAX && h.name.size() <= kMaxHelloName && h.id.size() <= kMaxPeerId &&
+        h.name.size() + h.id.size() == len && size == kHelloFixedBytes + len);
   auto again = encode_hello(h);
   check(again.size() == size && std::memcmp(again.data(), data, size) == 0);
   return 0;

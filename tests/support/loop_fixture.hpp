@@ -86,6 +86,8 @@ class LoopFixture : public ::testing::Test {
 
   EventLoop loop_;
   std::unique_ptr<Backend> backend_;
+  BackendOptions options_;         // what backend_ was made with
+  PeerAuth auth_;                  // its token and identity; shares backend_'s rejected count
   Backend* under_test_ = nullptr;  // backend_, or a wrapper around it
   std::chrono::nanoseconds connect_timeout_ = std::chrono::seconds(10);
   // A hang fails the test after this long. The comm and staged suites keep 30 s; the fault

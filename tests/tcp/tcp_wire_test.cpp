@@ -58,7 +58,7 @@ class TcpWire : public ::testing::TestWithParam<std::string> {
     sa.sin_port = htons(port_);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     ASSERT_EQ(::connect(raw_, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
-    auto hello = encode_hello(Hello{kHelloVersion, "raw-test-peer"});
+    auto hello = encode_hello(Hello{kHelloVersion, "raw-test-peer", {}, ""});
     if (!valid_hello) hello[0] = std::byte{0};
     send_bytes(hello);
     if (!valid_hello) return;

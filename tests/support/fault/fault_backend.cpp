@@ -69,7 +69,7 @@ class FaultListener final : public Listener {
           comm.abort();
           throw CommClosedError("fault injected: listener closed during handshake");
         }
-        auto mine = encode_hello(Hello{kHelloVersion, contact_address()});
+        auto mine = encode_hello(Hello{kHelloVersion, contact_address(), {}, ""});
         co_await comm.write(one_frame(mine), t);
       });
     } catch (const std::exception& e) {
@@ -92,8 +92,8 @@ class FaultListener final : public Listener {
 
 class FaultConnector final : public Connector {
  public:
-  FaultConnector(EventLoop& loop, std::unique_ptr<Connector> inner,
-                 std::shared_ptr<FaultPlan> plan, const CommLimits& limits)
+  FaultConnector(EventLoop& loop, std::unique_ptr<Connector> inner, std::shared_ptr<FaultPlan> plan,
+                 const CommLimits& limits)
       : loop_(loop), inner_(std::move(inner)), plan_(std::move(plan)), limits_(limits) {}
 
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
@@ -111,7 +111,8 @@ class FaultConnector final : public Connector {
       }
       Comm& comm = *c;
       co_await with_timeout(loop_, left, [&](CancelToken t) -> Task<void> {
-        auto mine = encode_hello(Hello{kHelloVersion, std::string(kPrefix) + comm.local_address()});
+        auto mine =
+            encode_hello(Hello{kHelloVersion, std::string(kPrefix) + comm.local_address(), {}, ""});
         if (plan_->corrupt_hello) {
           count_fault(*plan_);
           mine[0] ^= std::byte{0xff};

@@ -23,6 +23,7 @@ class FaultComm final : public Comm {
   bool closed() const noexcept override { return inner_->closed(); }
   std::string local_address() const override { return "fault+" + inner_->local_address(); }
   std::string peer_address() const override { return "fault+" + inner_->peer_address(); }
+  std::string peer_id() const override { return inner_->peer_id(); }
   std::vector<std::string> transports() const override { return inner_->transports(); }
 
   Comm& inner() noexcept { return *inner_; }
@@ -30,7 +31,9 @@ class FaultComm final : public Comm {
  private:
   Task<void> write_cut(const Message& wire);
   // Whether the plan's per-comm faults apply to this end.
-  bool faulty() const noexcept { return plan_->comm_side == Side::both || plan_->comm_side == side_; }
+  bool faulty() const noexcept {
+    return plan_->comm_side == Side::both || plan_->comm_side == side_;
+  }
 
   EventLoop& loop_;
   std::unique_ptr<Comm> inner_;

@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""Only the job's own peers get in: a ping-pong measured while a stray keeps knocking.
+
+  check_stray.py PINGPONG OUTDIR -- LAUNCHER...
+
+Runs PINGPONG under LAUNCHER with three ranks and --test-stray: ranks 0 and 1 measure
+tcp and raw-tcp with every byte validated while rank 2 connects to rank 1's listener over
+and over (harness/stray_peer.hpp: a wrong job token, the right token with another rank's
+identity, a version-1 hello without a token, silence) from before the run connects until
+it has torn down. The job token is fixed through $COMMBENCH_TEST_JOB_TOKEN so it can be
+looked for. Passes when the run exits 0 with validation PASSED, the sidecar's
+rejected_peers counts at least one refusal per kind of stray (4), and the token (hex,
+either case, or its raw bytes) appears nowhere: not in the CSV, the sidecar, stdout or
+stderr. Exits non-zero with one line naming the first problem."""
+
+import json
+import os
+import subprocess
+import sys
+
+TOKEN = "5eb1f00dc0ffee0ddba11ad5ca1ab1e5"
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def main():
+    if len(sys.argv) < 5 or sys.argv[3] != "--":
+        fail("usage: check_stray.py PINGPONG OUTDIR -- LAUNCHER...")
+    binary, outdir, launcher = sys.argv[1], sys.argv[2], sys.argv[4:]
+    # LAUNCHER comes with its rank count (mpirun -n 2 ...): this check needs a third rank.
+    launcher = [("3" if i > 0 and launcher[i - 1] in ("-n", "-np") else a)
+                for i, a in enumerate(launcher)]
+    os.makedirs(outdir, exist_ok=True)
+    csv = os.path.join(outdir, "stray.csv")
+    sidecar = os.path.join(outdir, "stray.json")
+    for p in (csv, sidecar):
+        if os.path.exists(p):
+            os.remove(p)
+    env = dict(os.environ, COMMBENCH_TEST_JOB_TOKEN=TOKEN)
+    cmd = launcher + [binary, "--backend", "tcp,raw-tcp", "--validate", "--test-stray",
+                      "-b", "1", "-e", "64K", "-f", "16", "--iters", "1000",
+                      "--iters-large", "200", "--reps", "2", "--csv", csv]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
+    if run.returncode != 0:
+        fail("exit %d: %s" % (run.returncode, (run.stderr.strip() or run.stdout.strip())[-400:]))
+    if "# validation: PASSED" not in run.stdout:
+        fail("validation did not pass: " + run.stdout[-400:])
+    meta = json.load(open(sidecar))
+    rejected = meta.get("rejected_peers")
+    if not isinstance(rejected, int) or rejected < 4:
+        fail("sidecar rejected_peers is %r, expected >= 4 (one per kind of stray)" % rejected)
+    raw = bytes.fromhex(TOKEN)
+    texts = {"stdout": run.stdout.encode(), "stderr": run.stderr.encode(),
+             "csv": open(csv, "rb").read(), "sidecar": open(sidecar, "rb").read()}
+    for name, data in texts.items():
+        low = data.lower()
+        if TOKEN.encode() in low or raw in data:
+            fail("the job token appears in the run's " + name)
+    print("ok: %d strays refused, validation passed, token in no output" % rejected)
+
+
+if __name__ == "__main__":
+    main()
