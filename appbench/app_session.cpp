@@ -108,13 +108,6 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
                     std::to_string(min_ranks(topo_.layout) + 1) + " " + layer_.program() + " ...");
   install_pooled_host_allocator();
   layer_.agree(loop_, opts_);
-  BackendOptions bo = opts_.backend_options;
-  bo.progress = opts_.backend().progress;
-  try {
-    backend_ = registry().create(opts_.backend().name, loop_, bo);
-  } catch (const std::exception& e) {
-    boot().fail_all(e.what());
-  }
   if (topo_.is_client() && !opts_.csv.empty()) {
     try {
       csv_ = std::make_unique<CsvWriter>(opts_.csv);
@@ -138,6 +131,25 @@ void AppSession::require_worker_memory(uint64_t bytes_per_worker, const std::str
   if (phys > 0 && bytes_per_worker > phys)
     boot().fail_all(what + " needs about " + std::to_string(bytes_per_worker >> 20) +
                     " MiB per worker; this host has " + std::to_string(phys >> 20) + " MiB");
+  // No message of this run can be larger than all the workers hold together: that bounds
+  // what a peer may ask us to receive (comm/limits.hpp), instead of the 8 GiB default a
+  // stray or corrupt header could claim. The floor covers the control traffic (a task
+  // graph of a small dataset can outgrow the data); the workers' count is known here.
+  constexpr uint64_t kControlFloor = 64ull << 20, kSlack = 64ull << 10;
+  uint64_t data = bytes_per_worker * static_cast<uint64_t>(std::max(topo_.workers(), 1));
+  CommLimits& lim = opts_.backend_options.limits;
+  lim.max_frame_bytes = std::max(data, kControlFloor) + kSlack;
+  lim.max_message_bytes = lim.max_frame_bytes + kSlack;
+}
+
+void AppSession::create_backend() {
+  BackendOptions bo = opts_.backend_options;
+  bo.progress = opts_.backend().progress;
+  try {
+    backend_ = registry().create(opts_.backend().name, loop_, bo);
+  } catch (const std::exception& e) {
+    boot().fail_all(e.what());
+  }
 }
 
 void AppSession::note(const std::string& line) {
@@ -220,6 +232,9 @@ void AppSession::close_connections() {
 }
 
 int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
+  // Created here, after the workload has stated its data size (require_worker_memory),
+  // which sets the limits the backend enforces.
+  create_backend();
   // Every rank listens; the addresses travel through the bootstrap, nothing else does.
   try {
     listener_ = backend_->make_listener(backend_->default_listen_address(layer_.iface().address));
@@ -278,6 +293,8 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   s["fetch_concurrency"] = opts_.fetch_concurrency;
   s["slice_us"] = opts_.slice_us;
   s["inject_delay_ns"] = opts_.inject_delay_ns;
+  s["max_frame_bytes"] = opts_.backend_options.limits.max_frame_bytes;
+  s["max_message_bytes"] = opts_.backend_options.limits.max_message_bytes;
   s.update(settings);
   // Rank 0's connections, while they are still open (the library describes live ones).
   Json meta = layer_.metadata(s, opts_, loop_, [&] {

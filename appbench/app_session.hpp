@@ -95,11 +95,14 @@ class AppSession {
   void note(const std::string& line);
   // Fails every rank with one line when a worker would need more than this host's
   // physical memory (`bytes_per_worker`, the workload's own estimate, named by `what`):
-  // such a run would otherwise swap or be killed long after it started.
+  // such a run would otherwise swap or be killed long after it started. It also sets the
+  // largest frame and message a peer may send (all the workers' data, at least 64 MiB),
+  // so call it before run().
   void require_worker_memory(uint64_t bytes_per_worker, const std::string& what);
 
  private:
   Task<void> handle(std::unique_ptr<Comm> comm);
+  void create_backend();  // in run(), with the limits the workload set
   void print_header();
   void close_connections();
   // Prints one table line and writes one CSV row.

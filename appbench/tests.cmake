@@ -183,3 +183,11 @@ add_test(NAME appbench.bad_idle_spin_value
          COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
                  "Could not convert: --idle-spin = fast" $<TARGET_FILE:merge> --idle-spin fast)
 set_tests_properties(appbench.bad_idle_spin appbench.bad_idle_spin_value PROPERTIES TIMEOUT 60)
+
+# The limits a peer's header is checked against follow the app's data (64 MiB floor for
+# the control traffic) instead of 8/16 GiB: the sidecar records them. About 2 s.
+add_test(NAME appbench.limits_follow_data
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/integration/check_app_limits.py
+                 ${CMAKE_CURRENT_BINARY_DIR}/limits -- ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3
+                 $<TARGET_FILE:transpose_sum> --backend tcp -n 64 -c 32 --runs 1)
+set_tests_properties(appbench.limits_follow_data PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120)
