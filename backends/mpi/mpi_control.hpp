@@ -11,38 +11,14 @@
 #include <mpi.h>
 
 #include <cstddef>
-#include <cstdint>
 #include <span>
 #include <vector>
+
+#include "mpi/mpi_control_wire.hpp"
 
 namespace commbench::mpi {
 
 class Graveyard;
-
-// Wire structs of the control channel (same-architecture peers: plain memcpy).
-struct ConnectRequest {
-  static constexpr uint32_t kMagic = 0x514d4243;  // "CBMQ"
-  uint32_t magic = kMagic;
-  uint16_t version = 1;
-  uint16_t reply_lane = 0;  // lane + 1 the connector receives on (0: none, use reply_tag)
-  int32_t service = 0;
-  int32_t reply_tag = 0;  // the connector's incoming tag; the reply comes on it
-  uint64_t nonce = 0;
-};
-struct ConnectReply {
-  static constexpr uint32_t kMagic = 0x524d4243;  // "CBMR"
-  uint32_t magic = kMagic;
-  int32_t status = 0;  // 0 accepted, 1 no listener on that service, 2 bad request
-  int32_t tag = 0;     // the listener end's incoming tag
-  int32_t lane = 0;    // lane + 1 the listener end receives on (0: none)
-  uint64_t nonce = 0;
-};
-struct CloseNotice {
-  static constexpr uint32_t kMagic = 0x4e4d4243;  // "CBMN"
-  uint32_t magic = kMagic;
-  int32_t tag = 0;  // the receiver's incoming tag
-  uint64_t sent = 0;
-};
 
 // Who handles what arrives. `msg` is the received bytes, valid during the call only.
 class ControlHandler {

@@ -3,25 +3,10 @@
 #include <vector>
 
 #include "comm/errors.hpp"
-#include "comm/handshake.hpp"
 
 namespace commbench::ucx {
 
 namespace {
-
-constexpr uint32_t kUcxHelloMagic = 0x58554243;  // "CBUX"
-constexpr uint16_t kUcxHelloVersion = 1;
-constexpr size_t kUcxHelloBytes = 16;
-constexpr size_t kMaxWorkerAddress = 16384;
-
-void put(std::byte* p, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-uint64_t get(const std::byte* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
 
 // Closing the endpoint is the only way to make UCP give up a stream operation.
 void close_endpoint(void* arg, void*) {
@@ -62,15 +47,7 @@ Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n,
 Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
                                const std::string& my_name,
                                const std::vector<std::byte>& address, CancelToken token) {
-  if (address.size() > kMaxWorkerAddress) throw ProtocolError("ucx: worker address too long");
-  std::vector<std::byte> out(kUcxHelloBytes);
-  put(out.data(), kUcxHelloMagic, 4);
-  put(out.data() + 4, kUcxHelloVersion, 2);
-  put(out.data() + 6, address.size(), 2);
-  put(out.data() + 8, my_tag, 8);
-  auto hello = encode_hello(Hello{kHelloVersion, my_name});
-  out.insert(out.end(), hello.begin(), hello.end());
-  out.insert(out.end(), address.begin(), address.end());
+  std::vector<std::byte> out = encode_peer_hello(PeerHello{my_tag, my_name, address});
 
   if (!ep.ep) fail(ep, UCS_ERR_CONNECTION_RESET, token);
   Op send;
@@ -85,24 +62,13 @@ Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
   PeerHello peer;
   std::exception_ptr error;
   try {
-    std::byte fixed[kUcxHelloBytes + kHelloFixedBytes];
-    co_await stream_recv(w, ep, fixed, sizeof fixed, token);
-    if (get(fixed, 4) != kUcxHelloMagic) throw ProtocolError("ucx handshake: bad magic");
-    if (get(fixed + 4, 2) != kUcxHelloVersion)
-      throw ProtocolError("ucx handshake: peer speaks version " +
-                          std::to_string(get(fixed + 4, 2)) + ", this build speaks " +
-                          std::to_string(kUcxHelloVersion));
-    peer.tag = get(fixed + 8, 8);
-    size_t addr_len = get(fixed + 6, 2);
-    if (addr_len == 0 || addr_len > kMaxWorkerAddress)
-      throw ProtocolError("ucx handshake: bad worker address length");
-    size_t len = decode_hello_fixed({fixed + kUcxHelloBytes, kHelloFixedBytes});
-    std::vector<std::byte> whole(kHelloFixedBytes + len + addr_len);
-    std::copy(fixed + kUcxHelloBytes, fixed + sizeof fixed, whole.begin());
-    co_await stream_recv(w, ep, whole.data() + kHelloFixedBytes, len + addr_len, token);
-    peer.address.assign(whole.end() - static_cast<std::ptrdiff_t>(addr_len), whole.end());
-    whole.resize(kHelloFixedBytes + len);
-    peer.name = decode_hello(whole).name;
+    // The fixed part first: its lengths are checked before the rest is allocated.
+    std::vector<std::byte> whole(kPeerHelloFixedBytes);
+    co_await stream_recv(w, ep, whole.data(), whole.size(), token);
+    size_t rest = decode_peer_hello_fixed(whole);
+    whole.resize(kPeerHelloFixedBytes + rest);
+    co_await stream_recv(w, ep, whole.data() + kPeerHelloFixedBytes, rest, token);
+    peer = decode_peer_hello(whole);
   } catch (...) {
     error = std::current_exception();
     close_endpoint(&ep, nullptr);  // also ends our send, so its wait below returns
