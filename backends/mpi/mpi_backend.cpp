@@ -177,8 +177,8 @@ class MpiConnector final : public Connector {
     ctx.free_tag(tag);
     ctx.free_lane(rs.rank, lane);
     why = rep && rep->status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
-                                " of rank " + std::to_string(rs.rank)
-                          : "the listener rejected the handshake";
+                                        " of rank " + std::to_string(rs.rank)
+                                  : "the listener rejected the handshake";
     co_return nullptr;
   }
 

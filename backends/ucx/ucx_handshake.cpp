@@ -21,8 +21,7 @@ void close_endpoint(void* arg, void*) {
   throw CommClosedError(status_message("ucx handshake", status));
 }
 
-Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n,
-                       CancelToken token) {
+Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n, CancelToken token) {
   if (!ep.ep) fail(ep, UCS_ERR_CONNECTION_RESET, token);
   Op op;
   size_t length = 0;
@@ -45,8 +44,8 @@ Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n,
 }  // namespace
 
 Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
-                               const std::string& my_name,
-                               const std::vector<std::byte>& address, CancelToken token) {
+                               const std::string& my_name, const std::vector<std::byte>& address,
+                               CancelToken token) {
   std::vector<std::byte> out = encode_peer_hello(PeerHello{my_tag, my_name, address});
 
   if (!ep.ep) fail(ep, UCS_ERR_CONNECTION_RESET, token);

@@ -54,7 +54,8 @@ PeerHello decode_peer_hello(std::span<const std::byte> bytes) {
   size_t addr_len = get(bytes.data() + 6, 2);
   PeerHello peer;
   peer.tag = get(bytes.data() + 8, 8);
-  peer.name = decode_hello(bytes.subspan(kUcxHelloBytes, bytes.size() - kUcxHelloBytes - addr_len)).name;
+  peer.name =
+      decode_hello(bytes.subspan(kUcxHelloBytes, bytes.size() - kUcxHelloBytes - addr_len)).name;
   auto addr = bytes.last(addr_len);
   peer.address.assign(addr.begin(), addr.end());
   return peer;

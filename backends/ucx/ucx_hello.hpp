@@ -29,8 +29,8 @@ constexpr size_t kPeerHelloFixedBytes = kUcxHelloBytes + kHelloFixedBytes;
 constexpr size_t kMaxWorkerAddress = 16384;
 
 struct PeerHello {
-  uint64_t tag = 0;  // the tag this side sends with
-  std::string name;  // the peer's own contact address
+  uint64_t tag = 0;                // the tag this side sends with
+  std::string name;                // the peer's own contact address
   std::vector<std::byte> address;  // the peer's worker address
 };
 

@@ -44,8 +44,8 @@ T read_prefix(std::span<const std::byte> msg) {
 
 void request(std::span<const std::byte> msg) {
   size_t allocated = 0;
-  ReadRequest r = commbench::fuzz::measure_allocations(
-      allocated, [&] { return decode_connect_request(msg); });
+  ReadRequest r =
+      commbench::fuzz::measure_allocations(allocated, [&] { return decode_connect_request(msg); });
   check(allocated == 0);
   // The prefix that arrived, over a default request.
   ConnectRequest expect;
@@ -75,8 +75,8 @@ void reply(uint64_t nonce, std::span<const std::byte> msg) {
 
 void notice(std::span<const std::byte> msg) {
   size_t allocated = 0;
-  std::optional<CloseNotice> n = commbench::fuzz::measure_allocations(
-      allocated, [&] { return decode_close_notice(msg); });
+  std::optional<CloseNotice> n =
+      commbench::fuzz::measure_allocations(allocated, [&] { return decode_close_notice(msg); });
   check(allocated == 0);
   const bool valid = msg.size() == sizeof(CloseNotice) &&
                      read_prefix<CloseNotice>(msg).magic == CloseNotice::kMagic;

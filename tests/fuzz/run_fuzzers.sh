@@ -29,9 +29,12 @@ if [ "${1:-}" = "--grow" ]; then
   shift 2
   out=${FUZZ_OUT:-$src/build/fuzz-grow}
   secs=$(awk "BEGIN { print int($minutes * 60) }")
+  # libFuzzer reads -max_total_time=0 as "no limit".
+  [ "$secs" -gt 0 ] || { echo "run_fuzzers.sh: --grow MINUTES must be at least 1/60" >&2; exit 2; }
 else
   out=${1:?"usage: run_fuzzers.sh OUT_DIR [SECONDS] [TARGET...] | --grow MINUTES [TARGET...]"}
   secs=${2:-30}
+  [ "$secs" -gt 0 ] || { echo "run_fuzzers.sh: SECONDS must be at least 1" >&2; exit 2; }
   shift $(( $# >= 2 ? 2 : 1 ))
 fi
 targets=${*:-$all_targets}
@@ -91,8 +94,13 @@ merge() {  # minimize the grown corpus into tests/fuzz/corpus/TARGET
   # Named seeds (hand-written, see README) are kept as they are; libFuzzer names what it
   # adds by the SHA-1 of the content.
   find "$here/corpus/$t" -type f ! -regex '.*/[0-9a-f]\{40\}' -exec cp {} "$merged/" \;
-  "$out/${t}_fuzz" -merge=1 "${run_flags[@]}" "$merged" "$out/${t}_corpus" \
+  # No -malloc_limit_mb here: libFuzzer's merge allocates 1 MiB buffers of its own (every
+  # input already passed under the limit while fuzzing).
+  "$out/${t}_fuzz" -merge=1 -rss_limit_mb=2048 -timeout=5 "$merged" "$out/${t}_corpus" \
       >"$out/${t}_merge.log" 2>&1 || { tail -20 "$out/${t}_merge.log"; exit 1; }
+  # A crashing merge step is retried and then given up on with exit status 0.
+  grep -q '^MERGE-OUTER: [0-9]* new files' "$out/${t}_merge.log" && ! grep -q 'ERROR: libFuzzer' \
+      "$out/${t}_merge.log" || { tail -20 "$out/${t}_merge.log"; echo "FAIL: merge of $t"; exit 1; }
   rm -rf "$here/corpus/$t"; cp -r "$merged" "$here/corpus/$t"
   echo "== $t: merged corpus: $(ls "$here/corpus/$t" | wc -l) inputs," \
        "$(cat "$here/corpus/$t"/* | wc -c) bytes"

@@ -35,8 +35,8 @@ void encode_round_trip(const uint8_t* data, size_t size) {
   h.name.assign(reinterpret_cast<const char*>(data + 9), name_len);
   const auto* addr = reinterpret_cast<const std::byte*>(data + 9 + name_len);
   h.address.assign(addr, addr + (size - 9 - name_len));
-  const bool fits = h.name.size() <= kMaxHelloName && !h.address.empty() &&
-                    h.address.size() <= kMaxWorkerAddress;
+  const bool fits =
+      h.name.size() <= kMaxHelloName && !h.address.empty() && h.address.size() <= kMaxWorkerAddress;
   std::vector<std::byte> bytes;
   try {
     bytes = encode_peer_hello(h);
