@@ -4,6 +4,7 @@
 //   kTagNotice   "I closed; I sent you N messages on your tag T": CloseNotice
 //   reply        listener rank -> connector, on tag = the connector's incoming tag:
 //                ConnectReply
+// (those structs and their decoders: mpi_control_wire.hpp, free of MPI for the fuzzer).
 // While listening, one receive for each of the first two is always posted; what arrives
 // goes to a ControlHandler (the context), which knows the listeners and channels.
 #pragma once
