@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <optional>
 
 #include "comm/address.hpp"
 #include "comm/connect_retry.hpp"
@@ -145,10 +146,10 @@ class MpiConnector final : public Connector {
     std::memcpy(req.id, auth_.self_id.data(), auth_.self_id.size());
     auto req_buf = std::make_unique<std::byte[]>(sizeof req);
     std::memcpy(req_buf.get(), &req, sizeof req);
-    ConnectReply rep;
+    std::byte rep_buf[sizeof(ConnectReply)];
     Op rop, sop;
     rop.engine = sop.engine = engine_.get();
-    MPI_Irecv(&rep, sizeof rep, MPI_BYTE, rs.rank, tag, ctx.control(), &rop.req);
+    MPI_Irecv(rep_buf, sizeof rep_buf, MPI_BYTE, rs.rank, tag, ctx.control(), &rop.req);
     MPI_Isend(req_buf.get(), sizeof req, MPI_BYTE, rs.rank, Context::kTagConnect, ctx.control(),
               &sop.req);
     bool cancelled = false;
@@ -177,23 +178,26 @@ class MpiConnector final : public Connector {
       ctx.leak_lane(lane);
       token.throw_cancelled("connect to " + address);
     }
-    if (rep.magic == ConnectReply::kMagic && rep.nonce == req.nonce && rep.status == 0 &&
-        rep.lane >= 0 && rep.lane <= Context::kLanes) {
-      auto ch = ctx.open_channel(rs.rank, tag, rep.tag, lane, rep.lane - 1);
+    // A failed receive (a longer reply is truncated) counts as no reply.
+    size_t got = rop.status.MPI_ERROR == MPI_SUCCESS ? received_bytes(rop.status) : 0;
+    std::optional<ConnectReply> rep =
+        decode_connect_reply({rep_buf, got}, req.nonce, Context::kLanes);
+    if (rep && rep->status == 0) {
+      auto ch = ctx.open_channel(rs.rank, tag, rep->tag, lane, rep->lane - 1);
       auto comm = std::make_unique<MpiComm>(engine_, std::move(ch), wire_, rank_address(ctx.rank()),
                                             address);
-      comm->set_peer_id(std::string(rep.id, std::min<size_t>(rep.id_len, kMaxPeerId)));
+      comm->set_peer_id(std::string(rep->id, rep->id_len));
       co_return comm;
     }
     ctx.free_tag(tag);
     ctx.free_lane(rs.rank, lane);
     // Not transient: retrying with the same token is refused again.
-    if (rep.status == 3)
+    if (rep && rep->status == 3)
       throw ProtocolError("could not connect to " + address +
                           ": the listener refused our job token (another job's peer)");
-    why = rep.status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
-                                " of rank " + std::to_string(rs.rank)
-                          : "the listener rejected the handshake";
+    why = rep && rep->status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
+                                        " of rank " + std::to_string(rs.rank)
+                                  : "the listener rejected the handshake";
     co_return nullptr;
   }
 

@@ -153,19 +153,12 @@ void Context::remove_listener(int service) noexcept {
 // --- the control protocol's two ends here --------------------------------------------------
 
 void Context::on_connect_request(int src, std::span<const std::byte> msg) {
-  ConnectRequest req;
+  const ReadRequest read = decode_connect_request(msg);
+  const ConnectRequest& req = read.req;
   ConnectReply rep;
-  if (msg.size() != sizeof req) {
-    rep.status = 2;
-    std::memcpy(&req, msg.data(), std::min(sizeof req, msg.size()));
-  } else {
-    std::memcpy(&req, msg.data(), sizeof req);
-  }
   rep.nonce = req.nonce;
   if (req.reply_tag < kFirstDataTag) return;  // nowhere to answer
-  if (rep.status == 0 && (req.magic != ConnectRequest::kMagic ||
-                          req.version != ConnectRequest::kVersion || req.id_len > kMaxPeerId))
-    rep.status = 2;
+  if (!read.well_formed) rep.status = 2;
   auto it = rep.status == 0 ? listeners_.find(req.service) : listeners_.end();
   if (rep.status == 0 && it == listeners_.end()) rep.status = 1;
   std::shared_ptr<Channel> ch;
@@ -191,16 +184,14 @@ void Context::on_connect_request(int src, std::span<const std::byte> msg) {
 }
 
 void Context::on_close_notice(int src, std::span<const std::byte> msg) {
-  CloseNotice n;
-  if (msg.size() != sizeof n) return;
-  std::memcpy(&n, msg.data(), sizeof n);
-  if (n.magic != CloseNotice::kMagic) return;
-  auto it = channels_.find(n.tag);
+  const std::optional<CloseNotice> n = decode_close_notice(msg);
+  if (!n) return;
+  auto it = channels_.find(n->tag);
   if (it == channels_.end() || it->second->peer_world != src) return;
   std::shared_ptr<Channel> ch = it->second;
   if (ch->peer_closed) return;
   ch->peer_closed = true;
-  ch->peer_sent = n.sent;
+  ch->peer_sent = n->sent;
   if (ch->owner) ch->owner->fail_unmatchable_reads();
   maybe_retire(ch);
 }

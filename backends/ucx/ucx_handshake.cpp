@@ -3,25 +3,10 @@
 #include <vector>
 
 #include "comm/errors.hpp"
-#include "comm/handshake.hpp"
 
 namespace commbench::ucx {
 
 namespace {
-
-constexpr uint32_t kUcxHelloMagic = 0x58554243;  // "CBUX"
-constexpr uint16_t kUcxHelloVersion = 2;         // 2: connector first, common hello v2
-constexpr size_t kUcxHelloBytes = 16;
-constexpr size_t kMaxWorkerAddress = 16384;
-
-void put(std::byte* p, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-uint64_t get(const std::byte* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
 
 // Closing the endpoint is the only way to make UCP give up a stream operation.
 void close_endpoint(void* arg, void*) {
@@ -74,32 +59,19 @@ void* post_send(EndpointState& ep, const std::vector<std::byte>& out, Op& send, 
 }
 
 Task<PeerHello> read_hello(Worker& w, EndpointState& ep, const PeerAuth& auth, CancelToken token) {
-  PeerHello peer;
-  std::byte fixed[kUcxHelloBytes + kHelloFixedBytes];
-  // The first 16 + 8 bytes alone: a version-1 peer's fixed part is that long, and it is
-  // told the versions instead of waiting for bytes it never sends.
-  constexpr size_t kFirst = kUcxHelloBytes + kHelloPrefixBytes;
-  co_await stream_recv(w, ep, fixed, kFirst, token);
-  if (get(fixed, 4) != kUcxHelloMagic) throw ProtocolError("ucx handshake: bad magic");
-  if (get(fixed + 4, 2) != kUcxHelloVersion)
-    throw ProtocolError("ucx handshake: peer speaks version " + std::to_string(get(fixed + 4, 2)) +
-                        ", this build speaks " + std::to_string(kUcxHelloVersion));
-  check_hello_prefix({fixed + kUcxHelloBytes, kHelloPrefixBytes});
-  co_await stream_recv(w, ep, fixed + kFirst, sizeof fixed - kFirst, token);
-  peer.tag = get(fixed + 8, 8);
-  size_t addr_len = get(fixed + 6, 2);
-  if (addr_len == 0 || addr_len > kMaxWorkerAddress)
-    throw ProtocolError("ucx handshake: bad worker address length");
-  size_t len = decode_hello_fixed({fixed + kUcxHelloBytes, kHelloFixedBytes});
-  std::vector<std::byte> whole(kHelloFixedBytes + len + addr_len);
-  std::copy(fixed + kUcxHelloBytes, fixed + sizeof fixed, whole.begin());
-  co_await stream_recv(w, ep, whole.data() + kHelloFixedBytes, len + addr_len, token);
-  peer.address.assign(whole.end() - static_cast<std::ptrdiff_t>(addr_len), whole.end());
-  whole.resize(kHelloFixedBytes + len);
-  Hello h = decode_hello(whole);
-  verify_hello(h, auth, "ucx handshake");
-  peer.name = std::move(h.name);
-  peer.id = std::move(h.id);
+  std::vector<std::byte> whole(kPeerHelloFixedBytes);
+  // The prefix alone first: a version-1 peer's fixed part is that long, and it is told the
+  // versions instead of waiting for bytes it never sends.
+  co_await stream_recv(w, ep, whole.data(), kPeerHelloPrefixBytes, token);
+  check_peer_hello_prefix({whole.data(), kPeerHelloPrefixBytes});
+  // Then the fixed part: its lengths are checked before the rest is allocated.
+  co_await stream_recv(w, ep, whole.data() + kPeerHelloPrefixBytes,
+                       kPeerHelloFixedBytes - kPeerHelloPrefixBytes, token);
+  size_t rest = decode_peer_hello_fixed(whole);
+  whole.resize(kPeerHelloFixedBytes + rest);
+  co_await stream_recv(w, ep, whole.data() + kPeerHelloFixedBytes, rest, token);
+  PeerHello peer = decode_peer_hello(whole);
+  auth.check_token(peer.token, "ucx handshake");
   co_return peer;
 }
 
@@ -108,15 +80,13 @@ Task<PeerHello> read_hello(Worker& w, EndpointState& ep, const PeerAuth& auth, C
 Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
                                const std::string& my_name, const PeerAuth& auth, bool speak_first,
                                const std::vector<std::byte>& address, CancelToken token) {
-  if (address.size() > kMaxWorkerAddress) throw ProtocolError("ucx: worker address too long");
-  std::vector<std::byte> out(kUcxHelloBytes);
-  put(out.data(), kUcxHelloMagic, 4);
-  put(out.data() + 4, kUcxHelloVersion, 2);
-  put(out.data() + 6, address.size(), 2);
-  put(out.data() + 8, my_tag, 8);
-  auto hello = encode_hello(make_hello(my_name, auth));
-  out.insert(out.end(), hello.begin(), hello.end());
-  out.insert(out.end(), address.begin(), address.end());
+  PeerHello mine;
+  mine.tag = my_tag;
+  mine.name = my_name;
+  mine.id = auth.self_id;
+  mine.token = auth.token;
+  mine.address = address;
+  std::vector<std::byte> out = encode_peer_hello(mine);
 
   Op send;
   void* r = nullptr;

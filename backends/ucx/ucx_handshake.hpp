@@ -1,11 +1,8 @@
 // The UCX handshake, over the UCP stream API of the new endpoint (stream data belongs to
 // one endpoint, whereas a tag message could come from any endpoint of the worker).
 // The connector speaks first; the listener reads, checks the job token (comm/peer_auth.hpp)
-// and only then answers, so a stray learns nothing from us:
-//   u32 magic 'CBUX' | u16 version (2) | u16 worker address length | u64 tag to send to me
-// followed by the common hello (comm/handshake.hpp: version, the sender's own name, the
-// job token and its identity) and the sender's worker address (for the data endpoint,
-// see EndpointState).
+// and only then answers, so a stray learns nothing from us. The hello's bytes:
+// ucx_hello.hpp.
 // Each side allocates its receive tag from its worker, so tags are unique per worker.
 #pragma once
 
@@ -17,16 +14,10 @@
 #include "comm/peer_auth.hpp"
 #include "runtime/cancel.hpp"
 #include "runtime/task.hpp"
+#include "ucx/ucx_hello.hpp"
 #include "ucx/ucx_worker.hpp"
 
 namespace commbench::ucx {
-
-struct PeerHello {
-  uint64_t tag = 0;                // the tag this side sends with
-  std::string name;                // the peer's own contact address
-  std::string id;                  // the identity its hello claimed (Comm::peer_id)
-  std::vector<std::byte> address;  // the peer's worker address
-};
 
 // Makes `ep.data` from the peer's worker address. Throws CommClosedError.
 void connect_data_endpoint(Worker& data, EndpointState& ep, const PeerHello& peer);

@@ -3,6 +3,8 @@
 //  - the only exception is ProtocolError;
 //  - whenever decoding succeeds, every announced count and size is within the limits,
 //    so no backend can be made to allocate beyond them;
+//  - decoding allocates at most 2 bytes per input byte (16-byte FrameInfo per 8-byte
+//    descriptor) plus 1 KiB (an error message);
 //  - a decoded header re-encodes to exactly the bytes it came from.
 // The first input byte picks the limits (tight or defaults) so both paths are explored.
 #include <cstddef>
@@ -13,6 +15,7 @@
 
 #include "comm/errors.hpp"
 #include "comm/frame_header.hpp"
+#include "fuzz_alloc.hpp"
 #include "fuzz_check.hpp"
 
 using namespace commbench;
@@ -36,12 +39,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   check(count <= limits.max_frames);
   std::vector<FrameInfo> frames;
+  size_t allocated = 0;
   try {
-    decode_frame_descriptors({bytes + kFixedHeaderBytes, n - kFixedHeaderBytes}, count, limits,
-                             frames);
+    fuzz::measure_allocations(allocated, [&] {
+      decode_frame_descriptors({bytes + kFixedHeaderBytes, n - kFixedHeaderBytes}, count, limits,
+                               frames);
+    });
   } catch (const ProtocolError&) {
+    check(allocated <= 2 * n + 1024);
     return 0;
   }
+  check(allocated <= 2 * n + 1024);
   check(frames.size() == count);
   uint64_t total = 0;
   Message m;
