@@ -20,7 +20,8 @@ constexpr int kStallExit = 4;
 
 BenchSession::BenchSession(int argc, char** argv, const std::string& program, BenchKind kind,
                            const std::string& description)
-    : layer_(argc, argv, program), stall_(program, kStallExit) {
+    : layer_(argc, argv, program),
+      stall_(program, kStallExit, [](int code) { Bootstrap::abort_job(code); }) {
   CLI::App app{description, program};
   add_bench_options(app, opts_, kind);
   layer_.parse(app, bench_program_shape(program), [&] { resolve_bench_options(opts_); });

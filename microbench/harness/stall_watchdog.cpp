@@ -16,8 +16,11 @@ namespace {
 constexpr auto kPoll = std::chrono::milliseconds(100);
 }  // namespace
 
-StallWatchdog::StallWatchdog(std::string program, int exit_code)
-    : program_(std::move(program)), exit_code_(exit_code), thread_([this] { watch(); }) {}
+StallWatchdog::StallWatchdog(std::string program, int exit_code, std::function<void(int)> abort)
+    : program_(std::move(program)),
+      exit_code_(exit_code),
+      abort_(std::move(abort)),
+      thread_([this] { watch(); }) {}
 
 StallWatchdog::~StallWatchdog() {
   {
@@ -85,6 +88,14 @@ void StallWatchdog::watch() {
       // before our exit makes it tear the job down (Bootstrap::fail_here does the same).
       lock.unlock();
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      if (abort_) {
+        int code = exit_code_;
+        std::thread([code] {
+          std::this_thread::sleep_for(std::chrono::seconds(2));
+          std::_Exit(code);
+        }).detach();
+        abort_(exit_code_);
+      }
     }
     std::_Exit(exit_code_);
   }

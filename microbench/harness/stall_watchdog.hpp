@@ -18,6 +18,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -33,8 +34,11 @@ inline constexpr double kFloorBytesPerSecond = 50e6;
 
 class StallWatchdog {
  public:
-  // program: for the line; exit_code: the process's status when it fires.
-  StallWatchdog(std::string program, int exit_code);
+  // program: for the line; exit_code: the process's status when it fires; abort: called
+  // after the line (MPI_Abort: MPICH's launcher ends a job at once on it, but waits for
+  // the lost host's proxy when a rank just exits); if it has not ended the process
+  // within 2 s (it may wait on the dead link itself), _exit does.
+  StallWatchdog(std::string program, int exit_code, std::function<void(int)> abort = {});
   ~StallWatchdog();
   StallWatchdog(const StallWatchdog&) = delete;
   StallWatchdog& operator=(const StallWatchdog&) = delete;
@@ -57,6 +61,7 @@ class StallWatchdog {
 
   std::string program_;
   int exit_code_;
+  std::function<void(int)> abort_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
