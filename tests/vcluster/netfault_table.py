@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """The network-fault table of tests/README.md, from the CASE.json files netfault_test.py
-wrote (one per fault x benchmark x backend x MPI flavor):
+wrote (case-*.json, one per fault x benchmark x backend x MPI flavor):
 
   tests/vcluster/netfault_table.py build/openmpi/tests/vcluster/netfault_quick \\
       build/mpich/tests/vcluster/netfault_quick
 
 One row per fault and benchmark, one column per backend; a cell is "ok" (completed,
-every byte validated) or the seconds from the fault to the line naming the lost peer,
-then to the job's end, per flavor (O = Open MPI, M = MPICH)."""
+every byte validated) or the seconds from the fault to the line naming the lost peer
+(L: the launcher's line, else the benchmark's), then to the job's end, per flavor
+(O = Open MPI, M = MPICH)."""
 
 import glob
 import json
@@ -23,13 +24,14 @@ def cell(case):
         return "ok"
     if case["outcome"] == "FAILED":
         return "**FAILED** (%s s)" % case.get("time_to_error_s")
-    return "%.1f / %.1f s" % (case["time_to_error_s"], case["job_exit_s"])
+    who = "L" if case.get("reported_by") == "launcher" else ""
+    return "%.1f%s / %.1f s" % (case["time_to_error_s"], who, case["job_exit_s"])
 
 
 def main(folders):
     cases = []
     for d in folders:
-        for path in sorted(glob.glob(os.path.join(d, "*.json"))):
+        for path in sorted(glob.glob(os.path.join(d, "case-*.json"))):
             with open(path) as f:
                 cases.append(json.load(f))
     rows = {}
