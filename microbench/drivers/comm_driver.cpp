@@ -128,12 +128,12 @@ size_t CommDriver::run_watched(const std::function<Task<size_t>(CancelToken)>& m
   auto watchdog = [&]() -> Task<void> {
     auto step =
         std::chrono::nanoseconds(std::clamp<uint64_t>(timeout_ns / 4, 1'000'000, 1'000'000'000));
-    uint64_t seen = received_, since = Clock::now_ns();
+    uint64_t seen = moved_, since = Clock::now_ns();
     try {
       for (;;) {
         co_await env_.loop.sleep_for(step, stop.token());
-        if (received_ != seen) {
-          seen = received_;
+        if (moved_ != seen) {
+          seen = moved_;
           since = Clock::now_ns();
         } else if (Clock::now_ns() - since >= timeout_ns) {
           stall.cancel(true);
@@ -151,7 +151,7 @@ size_t CommDriver::run_watched(const std::function<Task<size_t>(CancelToken)>& m
       char secs[32];
       std::snprintf(secs, sizeof secs, "%g", env_.opts.read_timeout_s);
       throw std::runtime_error(std::string("nothing received from the peer for --read-timeout ") +
-                               secs + " s (peer stalled or dead)");
+                               secs + " s (peer stalled or dead, or the link is down)");
     }
   }
   return result;

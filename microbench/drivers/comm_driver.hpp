@@ -16,16 +16,20 @@
 #include "drivers/driver.hpp"
 #include "gpu/gpu_path.hpp"
 #include "harness/inject_delay.hpp"
+#include "harness/progress_ticks.hpp"
 #include "harness/stray_peer.hpp"
 #include "runtime/task.hpp"
 
 namespace commbench {
 
-// Awaits a comm read, then counts it for the --read-timeout watchdog: an awaitable
-// around the read's own task, so counting costs no coroutine frame.
-class CountedRead {
+// Awaits a comm read or write, then counts it for the --read-timeout watchdogs (this
+// driver's and the process's, harness/stall_watchdog.hpp): an awaitable around the
+// operation's own task, so counting costs no coroutine frame. Writes count too: in a
+// unidirectional bandwidth window rank 0 reads one ack per window, and a window of large
+// messages over a slow link may take longer than the timeout while its writes complete.
+class Counted {
  public:
-  CountedRead(Task<void> read, uint64_t& count) : read_(std::move(read)), count_(count) {}
+  Counted(Task<void> op, uint64_t& count) : read_(std::move(op)), count_(count) {}
 
   auto operator co_await() && noexcept {
     using Inner = decltype(std::declval<Task<void>>().operator co_await());
@@ -39,13 +43,15 @@ class CountedRead {
       void await_resume() {
         inner.await_resume();
         ++count;
+        progress::tick();
       }
     };
     return Awaiter{std::move(read_).operator co_await(), count_};
   }
 
  private:
-  Task<void> read_;  // alive until the co_await expression ends, so the frame outlives it
+  Task<void>
+      read_;  // the operation; alive until the co_await expression ends, so the frame outlives it
   uint64_t& count_;
 };
 
@@ -64,7 +70,7 @@ class CommDriver final : public Driver {
   void close() override;
 
   // Runs one repetition, the task make(token), on the event loop with a watchdog for
-  // --read-timeout: the reads count completed messages (one increment, nothing on the
+  // --read-timeout: reads and writes count completed messages (one increment, nothing on the
   // timed path waits on a timer); when none completes for the timeout, every pending read
   // and write is cancelled through the token and the run fails naming the stall, instead
   // of waiting forever on a dead or hung peer.
@@ -84,14 +90,14 @@ class CommDriver final : public Driver {
   size_t check(const Message& m, size_t size, uint64_t seed);
 
   // Every data write carries --inject-delay, spent before the write starts; the ack
-  // none. Reads count for the watchdog.
-  Task<void> send(const Message& m, CancelToken token) {
+  // none. Reads and writes count for the watchdogs.
+  Counted send(const Message& m, CancelToken token) {
     inject_delay(env_.opts.delay_ns);
-    return comm_->write(m, token);
+    return {comm_->write(m, token), moved_};
   }
-  CountedRead recv(Message& m, CancelToken token) { return {comm_->read(m, token), received_}; }
-  Task<void> send_ack(CancelToken token) { return comm_->write(ack_, token); }
-  CountedRead recv_ack(CancelToken token) { return {comm_->read(ack_in_, token), received_}; }
+  Counted recv(Message& m, CancelToken token) { return {comm_->read(m, token), moved_}; }
+  Counted send_ack(CancelToken token) { return {comm_->write(ack_, token), moved_}; }
+  Counted recv_ack(CancelToken token) { return {comm_->read(ack_in_, token), moved_}; }
 
  private:
   void setup_gpu();
@@ -110,7 +116,7 @@ class CommDriver final : public Driver {
   Message in_, ack_in_, ack_;
   std::vector<Message> rx_;
   std::byte ack_byte_{1};
-  uint64_t received_ = 0;  // messages received, watched by run_watched()
+  uint64_t moved_ = 0;  // messages received or sent, watched by run_watched()
 };
 
 std::unique_ptr<Driver> make_comm_driver(const BackendSpec& spec, DriverEnv& env);

@@ -13,6 +13,7 @@
 
 #include "comm/errors.hpp"
 #include "drivers/raw_driver.hpp"
+#include "harness/progress_ticks.hpp"
 
 namespace commbench {
 
@@ -51,9 +52,12 @@ class RawMpiDriver final : public RawDriver {
   void connect() override;
   void close() override;
 
+  // Every completed call is progress for the stall watchdog; a window's MPI_Waitall is one
+  // (the watchdog allows a window's worth of time for it).
   void send(const std::byte* p, size_t n) {
     raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
       raw_mpi::check(MPI_Send(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_), "send");
+      progress::tick();
     });
   }
   void recv(std::byte* p, size_t n) {
@@ -61,14 +65,17 @@ class RawMpiDriver final : public RawDriver {
       raw_mpi::check(
           MPI_Recv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, MPI_STATUS_IGNORE),
           "recv");
+      progress::tick();
     });
   }
   void send_ack() {
     raw_mpi::check(MPI_Send(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_), "send ack");
+    progress::tick();
   }
   void recv_ack() {
     raw_mpi::check(MPI_Recv(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, MPI_STATUS_IGNORE),
                    "recv ack");
+    progress::tick();
   }
 
   void post_send(const std::byte* p, size_t n) {
@@ -92,6 +99,7 @@ class RawMpiDriver final : public RawDriver {
   static void wait_all(std::vector<MPI_Request>& reqs) {
     raw_mpi::check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
                    "waitall");
+    progress::tick();
     reqs.clear();
   }
 

@@ -24,6 +24,7 @@
 
 #include "comm/errors.hpp"
 #include "drivers/raw_driver.hpp"
+#include "harness/progress_ticks.hpp"
 #include "harness/stray_peer.hpp"
 #include "tcp/socket_util.hpp"
 
@@ -32,9 +33,11 @@ namespace commbench {
 namespace raw_tcp {
 
 // One non-blocking (MSG_DONTWAIT) or blocking (0) attempt; the bytes moved, 0 when the
-// socket would block. Throws when the connection is gone.
+// socket would block. Throws when the connection is gone. Moved bytes are progress for
+// the stall watchdog (a spin that moves nothing is not).
 inline size_t send_some(int fd, const std::byte* p, size_t n, int flags) {
   ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL | flags);
+  if (k > 0) progress::tick();
   if (k >= 0) return static_cast<size_t>(k);
   if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) return 0;
   throw CommClosedError(tcp::errno_message("raw-tcp send", errno));
@@ -42,7 +45,10 @@ inline size_t send_some(int fd, const std::byte* p, size_t n, int flags) {
 
 inline size_t recv_some(int fd, std::byte* p, size_t n, int flags) {
   ssize_t k = ::recv(fd, p, n, flags);
-  if (k > 0) return static_cast<size_t>(k);
+  if (k > 0) {
+    progress::tick();
+    return static_cast<size_t>(k);
+  }
   if (k == 0) throw CommClosedError("raw-tcp: peer closed the connection");
   if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) return 0;
   throw CommClosedError(tcp::errno_message("raw-tcp recv", errno));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "drivers/raw_driver.hpp"
+#include "harness/progress_ticks.hpp"
 
 namespace commbench {
 
@@ -40,6 +41,7 @@ struct Batch {
   static void on_send(void*, ucs_status_t s, void* user) {
     auto* b = static_cast<Batch*>(user);
     ++b->done;
+    progress::tick();
     if (s != UCS_OK) b->error = s;
   }
   static void on_recv(void*, ucs_status_t s, const ucp_tag_recv_info_t*, void* user) {
@@ -50,6 +52,7 @@ struct Batch {
   void add(void* r, const char* what) {
     if (r == nullptr) {
       ++done;
+      progress::tick();
       requests.push_back(nullptr);
       return;
     }

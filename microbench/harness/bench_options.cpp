@@ -66,8 +66,10 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                "'wrong' column counts mismatches (timings then include the checks)");
   app.add_option("--csv", o.csv, "Write tidy CSV rows here (and a .json metadata sidecar)");
   app.add_option("--read-timeout", o.read_timeout_s,
-                 "Fail when a coroutine backend receives nothing for this many seconds (a "
-                 "stalled or dead peer), instead of waiting forever (0 = never)")
+                 "Fail with one line naming the peer when nothing is received or sent for "
+                 "this many seconds (a stalled or dead peer, a link down), on every backend "
+                 "and raw baseline, instead of waiting forever; a bandwidth window may take "
+                 "its bytes at 50 MB/s on top (0 = never)")
       ->capture_default_str();
   app.add_option("--memory", o.memory,
                  "Memory kind of both buffers: host | cuda (cudaMalloc device memory; needs a "

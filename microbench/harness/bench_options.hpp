@@ -31,7 +31,7 @@ struct BenchOptions : RunSelection {
   std::string recv_buffers = "per-message";
   bool validate = false;
   std::string csv;
-  double read_timeout_s = 60;  // a comm read waiting longer than this fails; 0 = never
+  double read_timeout_s = 5;  // nothing received or sent for this long fails the run; 0 = never
   std::string memory = "host";
   std::string send_memory, recv_memory;
   std::string gpu_path = "auto";  // auto | pass-through | staged (device memory only)

@@ -1,5 +1,8 @@
 #include "harness/bench_session.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -10,9 +13,15 @@
 
 namespace commbench {
 
+namespace {
+// The status of a run the stall watchdog ends (3 is --timeout's, 1 a failed validation).
+constexpr int kStallExit = 4;
+}  // namespace
+
 BenchSession::BenchSession(int argc, char** argv, const std::string& program, BenchKind kind,
                            const std::string& description)
-    : layer_(argc, argv, program) {
+    : layer_(argc, argv, program),
+      stall_(program, kStallExit, [](int code) { Bootstrap::abort_job(code); }) {
   CLI::App app{description, program};
   add_bench_options(app, opts_, kind);
   layer_.parse(app, bench_program_shape(program), [&] { resolve_bench_options(opts_); });
@@ -31,6 +40,17 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   }
 
   layer_.agree(loop_, opts_);
+  // Who the other rank of the pair is, by host name and address, so that every line about
+  // a lost peer names it (on the virtual cluster, a host that went away).
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  auto names = boot().allgather(std::string(host) + ", " + layer_.iface().address);
+  if (boot().rank() <= 1)
+    peer_ =
+        "peer rank " + std::to_string(1 - boot().rank()) + " (" + names[1 - boot().rank()] + ")";
+  // Connecting has its own deadline (--connect-timeout); the watchdog backs it up for the
+  // baselines that connect inside the library.
+  watch(opts_.connect_timeout_s);
   env_ = std::make_unique<DriverEnv>(DriverEnv{boot(), loop_, opts_, layer_.iface().address});
   try {
     for (const auto& spec : opts_.specs) drivers_.push_back(make_driver(spec, *env_));
@@ -58,10 +78,29 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
       d->connect();
       d->prepare(opts_.sizes.back());
     } catch (const std::exception& e) {
-      boot().fail_here(d->backend() + ": " + e.what());
+      fail_with_peer(d->backend() + ": " + e.what());
     }
+    progress::tick();
   }
   boot().barrier();
+  progress::tick();
+  watch(opts_.read_timeout_s);
+}
+
+// The process watchdog fires this much after --read-timeout: a coroutine backend's own
+// watchdog (CommDriver::run_watched, polling every <= 1 s) reports first and ends the run
+// through MPI_Abort; the process one ends what still blocks (a raw baseline, a collective,
+// an MPI_Abort waiting on a dead link).
+constexpr double kStallGraceS = 1.5;
+
+void BenchSession::watch(double silence_s) {
+  if (boot().rank() > 1 || opts_.read_timeout_s <= 0) return stall_.disarm();
+  stall_.arm(silence_s + kStallGraceS, silence_s, boot().rank(), peer_);
+}
+
+void BenchSession::fail_with_peer(const std::string& what) {
+  stall_.reported();
+  boot().fail_here(peer_.empty() ? what : what + " [" + peer_ + "]");
 }
 
 BenchSession::~BenchSession() = default;
@@ -104,12 +143,15 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
     print_row(u);
   }
   for (size_t size : opts_.sizes) {
+    // One unit that completes as a whole: a message, or a bandwidth window (raw-mpi's
+    // MPI_Waitall reports nothing before the whole window is in).
+    stall_.allow_unit(opts_.kind == BenchKind::bandwidth ? size * opts_.window : size);
     std::vector<Point> points(drivers_.size());
     for (size_t d = 0; d < drivers_.size(); ++d) {
       try {
         warm(*drivers_[d], size);
       } catch (const std::exception& e) {
-        boot().fail_here(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
+        fail_with_peer(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
       }
     }
     for (size_t r = 0; r < opts_.reps; ++r)
@@ -117,11 +159,12 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
         try {
           rep(*drivers_[d], d, size, r, points[d]);
         } catch (const std::exception& e) {
-          boot().fail_here(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
+          fail_with_peer(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
         }
       }
     for (size_t d = 0; d < drivers_.size(); ++d) {
       points[d].wrong = static_cast<size_t>(boot().sum(static_cast<long long>(points[d].wrong)));
+      progress::tick();
       total_wrong_ += points[d].wrong;
       if (boot().rank() != 0) continue;
       Driver& drv = *drivers_[d];
@@ -149,6 +192,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
 
 int BenchSession::finish() {
   boot().barrier();
+  progress::tick();
   Json settings;
   std::vector<std::string> backends;
   for (const auto& d : drivers_) backends.push_back(d->backend() + ":" + d->progress());
@@ -169,7 +213,9 @@ int BenchSession::finish() {
   settings["gpu_path_requested"] = opts_.gpu_path;
   settings["gpu_chunk_bytes"] = opts_.gpu_chunk_bytes;
   settings["inject_delay_ns"] = opts_.delay_ns;
-  // Before the close below: the library can only describe a live connection.
+  // Before the close below: the library can only describe a live connection. Collecting
+  // runs local probes that may take a while on a loaded machine: a longer silence.
+  watch(std::max(opts_.read_timeout_s, 30.0));
   Json meta = layer_.metadata(settings, opts_, loop_, [&] {
     Json transports = Json::object();
     for (const auto& d : drivers_)
@@ -183,8 +229,15 @@ int BenchSession::finish() {
       // closing after a complete run: a peer that already left is not an error
     }
   }
+  progress::tick();
+  watch(opts_.read_timeout_s);
   layer_.add_rejected_peers(meta, opts_);  // after the close: strays met in teardown count
   boot().barrier();
+  progress::tick();
+  stall_.disarm();  // past here only MPI_Finalize, bounded by its own watchdog
+  if (const char* r = std::getenv("COMMBENCH_STALL_REPORT"); r && *r && boot().rank() <= 1)
+    std::fprintf(stderr, "# rank %d: longest silence %.3f s\n", boot().rank(),
+                 stall_.longest_silence_s());
   if (boot().rank() == 0) {
     if (csv_) csv_->commit(sidecar_text(meta));
     if (opts_.validate)

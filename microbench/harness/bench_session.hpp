@@ -14,6 +14,7 @@
 #include "harness/bootstrap.hpp"
 #include "harness/csv_writer.hpp"
 #include "harness/run_layer.hpp"
+#include "harness/stall_watchdog.hpp"
 #include "runtime/event_loop.hpp"
 
 namespace commbench {
@@ -66,6 +67,12 @@ class BenchSession {
   std::vector<std::unique_ptr<Driver>> drivers_;
   std::unique_ptr<DriverEnv> env_;
   std::unique_ptr<CsvWriter> csv_;  // rank 0 with --csv only
+  // Ranks 0 and 1: ends the run with one line naming the peer when nothing moves for
+  // --read-timeout (+ grace), wherever the run blocks (raw baselines, MPI collectives).
+  StallWatchdog stall_;
+  std::string peer_;  // "rank 1 (host, address)": the other rank of the pair, for errors
+  [[noreturn]] void fail_with_peer(const std::string& what);
+  void watch(double silence_s);
   size_t total_wrong_ = 0;
   std::vector<size_t> widths_;
 };

@@ -107,6 +107,10 @@ void Bootstrap::fail_here(const std::string& message, int code) const {
   std::exit(code);
 }
 
+void Bootstrap::abort_job(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 std::string Bootstrap::mpi_library_version() {
   char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int len = 0;

@@ -52,6 +52,8 @@ class Bootstrap {
   [[noreturn]] void fail_all(const std::string& message, int code = 2);
   // An error on this rank only: prints one line and aborts the whole job.
   [[noreturn]] void fail_here(const std::string& message, int code = 1) const;
+  // MPI_Abort on the world, from any thread, nothing printed (the stall watchdog's end).
+  static void abort_job(int code);
 
   // "openmpi" | "mpich" | "unknown", and MPI_Get_library_version's first line.
   static std::string mpi_flavor();

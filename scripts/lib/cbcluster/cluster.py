@@ -240,6 +240,25 @@ class Cluster:
             nsx.in_netns(h["netns"], ["nft", "-f", "-"], input_text=_link_down_rules())
         return h
 
+    def kill_host(self, key):
+        """`kill HOST` loses a host the way a machine that loses power is lost: its link is
+        cut first (so not even a FIN or RST leaves it), then every process in it is
+        SIGKILLed at once (the ranks, the launcher's proxies' children). The processes
+        whose parent lives outside the host are the launcher's remote-shell sessions (the
+        agent enters the host from host 0): on a real cluster their client end is on the
+        launching host and sees a lost host no sooner than the launcher does, so they are
+        frozen (SIGSTOP) instead, not reaped under the launcher's eyes. The namespace stays,
+        cut off, until `down`. Returns the host and the PIDs stopped or killed."""
+        h = self.set_link(key, False)
+        pids = nsx.pids_in(h["netns"])
+        sessions = [p for p in pids if _parent_outside(p)]
+        for pid in sessions:
+            _signal(pid, signal.SIGSTOP)
+        for pid in pids:
+            if pid not in sessions:
+                _signal(pid, signal.SIGKILL)
+        return h, pids
+
     def _link_is_down(self, h):
         out = nsx.in_netns(h["netns"], ["nft", "list", "tables"], check=False, capture=True)
         return "cbvc_link" in (out or "")
@@ -251,6 +270,23 @@ class Cluster:
 
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt("signal %d" % signum)
+
+
+def _signal(pid, sig):
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _parent_outside(pid):
+    """Whether pid's parent is in another network namespace (or gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        return os.readlink("/proc/%d/ns/net" % ppid) != os.readlink("/proc/%d/ns/net" % pid)
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def _is_emulator(pid):

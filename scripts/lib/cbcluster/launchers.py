@@ -96,7 +96,13 @@ def mpirun_argv(state_dir, state, flavor, launcher_args, cmd, nprocs=None):
     if flavor == "openmpi":
         argv = [LAUNCHERS[flavor], "--oversubscribe", "--bind-to", "none", "--map-by", "node",
                 "--hostfile", hostfile_path(state_dir, flavor), "--mca", "plm_rsh_agent", agent,
-                "--mca", "btl", "tcp,self"]
+                "--mca", "btl", "tcp,self",
+                # A daemon on a host that is lost or cut off is noticed after at most
+                # 2 s idle + 4 unanswered 1 s probes (Open MPI's default, 300 s + 9 x 20 s,
+                # left mpirun waiting for it long after the ranks had failed); four
+                # probes, so that 5% loss does not end a healthy job (two did).
+                "--mca", "oob_tcp_keepalive_time", "2", "--mca", "oob_tcp_keepalive_intvl", "1",
+                "--mca", "oob_tcp_keepalive_probes", "4"]
         for k, v in sorted(env.items()):
             argv += ["-x", "%s=%s" % (k, v)]
     else:
