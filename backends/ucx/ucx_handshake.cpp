@@ -36,7 +36,8 @@ void close_endpoint(void* arg, void*) {
   throw CommClosedError(status_message("ucx handshake", status));
 }
 
-Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n, CancelToken token) {
+Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n,
+                       CancelToken token) {
   if (!ep.ep) fail(ep, UCS_ERR_CONNECTION_RESET, token);
   Op op;
   size_t length = 0;
@@ -59,8 +60,8 @@ Task<void> stream_recv(Worker& w, EndpointState& ep, std::byte* out, size_t n, C
 }  // namespace
 
 Task<PeerHello> exchange_hello(Worker& w, EndpointState& ep, uint64_t my_tag,
-                               const std::string& my_name, const std::vector<std::byte>& address,
-                               CancelToken token) {
+                               const std::string& my_name,
+                               const std::vector<std::byte>& address, CancelToken token) {
   if (address.size() > kMaxWorkerAddress) throw ProtocolError("ucx: worker address too long");
   std::vector<std::byte> out(kUcxHelloBytes);
   put(out.data(), kUcxHelloMagic, 4);
@@ -122,7 +123,7 @@ void connect_data_endpoint(Worker& w, EndpointState& ep, const PeerHello& peer) 
   ucp_ep_params_t p{};
   p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   p.address = reinterpret_cast<const ucp_address_t*>(peer.address.data());
-  p.err_mode = w.data_err_mode();  // ucx_worker.hpp says why PEER by default
+  p.err_mode = w.data_err_mode();  // ucx_err_mode.hpp: NONE unless ucx_err_handling=peer
   ucs_status_t s = ucp_ep_create(w.handle(), &p, &ep.data);
   if (s != UCS_OK) {
     ep.data = nullptr;

@@ -19,8 +19,8 @@
 namespace commbench::ucx {
 
 struct PeerHello {
-  uint64_t tag = 0;                // the tag this side sends with
-  std::string name;                // the peer's own contact address
+  uint64_t tag = 0;  // the tag this side sends with
+  std::string name;  // the peer's own contact address
   std::vector<std::byte> address;  // the peer's worker address
 };
 

@@ -53,12 +53,12 @@ void EndpointState::force_close() noexcept {
     // FORCE only for the connection endpoint. UCP refuses a FORCE close of an endpoint
     // that has neither a CM lane nor peer error handling (ucp_ep_close_nbx returns
     // UCS_ERR_INVALID_PARAM and closes nothing): that is `data`, made from a worker
-    // address with err_mode NONE (unless ucx_err_handling=peer; flush is right for both).
-    // Force-closing it leaked the whole data endpoint, its transport endpoints and their sockets on
-    // every abort (the accepting side of each connect/close cycle: ~2-3 KiB a cycle, or ~5
-    // descriptors a cycle without CMA). A flush close is what UCP allows there; its request is
-    // adopted by the worker like any other and bounded by the worker's teardown should the peer
-    // never answer.
+    // address with err_mode NONE. Force-closing it leaked the whole data endpoint, its
+    // transport endpoints and their sockets on every abort (the accepting side of each
+    // connect/close cycle: ~2-3 KiB a cycle, or ~5 descriptors a cycle without CMA). A
+    // flush close is what UCP allows there; its request is adopted by the worker like
+    // any other and bounded by the worker's teardown should the peer never answer.
+    // (With ucx_err_handling=peer FORCE would be allowed; flush serves both modes.)
     //
     // Except while a send on `data` is unfinished (a write cancelled or failed mid-way):
     // its rendezvous header may sit unmatched in the receiver's queue and name this
