@@ -11,7 +11,7 @@ Registry& registry() {
     Registry reg;
     reg.add({"tcp", tcp::progress_policies(), tcp::backend_settings(), &tcp::make_tcp_backend});
     reg.add({"mpi", mpi::progress_policies(), mpi::backend_settings(), &mpi::make_mpi_backend});
-    reg.add({"ucx", ucx::progress_policies(), {}, &ucx::make_ucx_backend});
+    reg.add({"ucx", ucx::progress_policies(), ucx::backend_settings(), &ucx::make_ucx_backend});
     return reg;
   }();
   return r;

@@ -10,6 +10,8 @@
 #include "runtime/timeout.hpp"
 #include "tcp/socket_util.hpp"
 #include "ucx/ucx_comm.hpp"
+#include "ucx/ucx_err_mode.hpp"
+#include "ucx/ucx_fd_limit.hpp"
 #include "ucx/ucx_handshake.hpp"
 #include "ucx/ucx_worker.hpp"
 
@@ -39,6 +41,11 @@ std::string endpoint_address(ucp_ep_h ep, bool local, const std::string& fallbac
   const sockaddr_storage& sa = local ? attr.local_sockaddr : attr.remote_sockaddr;
   if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6) return fallback;
   return ucx_uri(sa);
+}
+
+std::string option(const BackendOptions& o, const char* key) {
+  auto it = o.extra.find(key);
+  return it == o.extra.end() ? "" : it->second;
 }
 
 void force_close(const std::shared_ptr<EndpointState>& st) {
@@ -140,7 +147,9 @@ Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h reques
 
 void ListenState::on_conn(ucp_conn_request_h request, void* arg) {
   auto* self = static_cast<ListenState*>(arg);
-  if (self->stop.cancelled()) {
+  // Near the descriptor limit: refused while UCX can still accept (ucx_fd_limit.cpp); the
+  // connector sees "rejected by remote peer" and retries until its timeout.
+  if (self->stop.cancelled() || descriptors_left() < kDescriptorReserve) {
     ucp_listener_reject(self->listener, request);
     return;
   }
@@ -214,6 +223,9 @@ class UcxConnector final : public Connector {
  private:
   Task<std::unique_ptr<Comm>> attempt(std::string address, sockaddr_storage sa, socklen_t len,
                                       CancelToken token, std::string& why) {
+    // Not retried: descriptors come back only when the user closes something.
+    if (descriptors_left() < kDescriptorReserve)
+      throw CommError(descriptor_limit_message("ucx connect to " + address));
     auto st = std::make_shared<EndpointState>();
     st->worker = worker_;
     st->data_worker = data_;
@@ -262,7 +274,8 @@ class UcxBackend final : public Backend {
  public:
   UcxBackend(EventLoop& loop, const BackendOptions& options)
       : options_(options),
-        worker_(std::make_shared<Worker>(loop, parse_progress(options.progress))),
+        worker_(std::make_shared<Worker>(loop, parse_progress(options.progress),
+                                         parse_err_handling(option(options, kErrHandlingKey)))),
         control_(std::make_shared<Worker>(loop, Progress::control)) {}
   std::string scheme() const override { return "ucx"; }
   std::string progress() const override { return to_string(worker_->policy()); }
@@ -292,6 +305,10 @@ class UcxBackend final : public Backend {
 
 std::unique_ptr<Backend> make_ucx_backend(EventLoop& loop, const BackendOptions& options) {
   return std::make_unique<UcxBackend>(loop, options);
+}
+
+std::vector<SettingInfo> backend_settings() {
+  return {err_handling_setting()};
 }
 
 }  // namespace commbench::ucx

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
+#include "comm/backend_catalog.hpp"
 #include "comm/comm.hpp"
 #include "ucx/ucx_progress.hpp"  // progress_policies()
 
 namespace commbench::ucx {
 
 std::unique_ptr<Backend> make_ucx_backend(EventLoop& loop, const BackendOptions& options);
+// The --backend-opt keys it reads (ucx_err_handling).
+std::vector<SettingInfo> backend_settings();
 
 }  // namespace commbench::ucx

@@ -117,7 +117,7 @@ void connect_data_endpoint(Worker& w, EndpointState& ep, const PeerHello& peer) 
   ucp_ep_params_t p{};
   p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   p.address = reinterpret_cast<const ucp_address_t*>(peer.address.data());
-  p.err_mode = UCP_ERR_HANDLING_MODE_NONE;  // failures are seen on the CM endpoint
+  p.err_mode = w.data_err_mode();  // ucx_err_mode.hpp: NONE unless ucx_err_handling=peer
   ucs_status_t s = ucp_ep_create(w.handle(), &p, &ep.data);
   if (s != UCS_OK) {
     ep.data = nullptr;

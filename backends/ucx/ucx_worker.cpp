@@ -7,6 +7,7 @@
 
 #include "comm/errors.hpp"
 #include "steering/library_steering.hpp"
+#include "ucx/ucx_fd_limit.hpp"
 
 namespace commbench::ucx {
 
@@ -57,6 +58,7 @@ void EndpointState::force_close() noexcept {
     // connect/close cycle: ~2-3 KiB a cycle, or ~5 descriptors a cycle without CMA). A
     // flush close is what UCP allows there; its request is adopted by the worker like
     // any other and bounded by the worker's teardown should the peer never answer.
+    // (With ucx_err_handling=peer FORCE would be allowed; flush serves both modes.)
     //
     // Except while a send on `data` is unfinished (a write cancelled or failed mid-way):
     // its rendezvous header may sit unmatched in the receiver's queue and name this
@@ -165,11 +167,14 @@ class Worker::Engine final : public Poller {
 
 // --- the worker ---------------------------------------------------------------------------
 
-Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
+Worker::Worker(EventLoop& loop, Progress p, DataErrMode mode)
+    : loop_(loop), policy_(p), data_mode_(mode) {
   ucp_config_t* config = nullptr;
   // UCX_* environment variables (UCX_TLS, UCX_RNDV_THRESH...) apply here, so the
   // steering (UCX_NET_DEVICES) must be in place first; a no-op after the harness did it.
   steer_libraries("");
+  // Before the worker's async context exists: more connections than 1,024 event handlers.
+  size_async_events();
   ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
   if (s != UCS_OK) throw CommError(status_message("ucp_config_read", s));
   const bool threaded = p == Progress::thread || p == Progress::thread_blocking;
@@ -183,6 +188,27 @@ Worker::Worker(EventLoop& loop, Progress p) : loop_(loop), policy_(p) {
     if (s != UCS_OK) {
       ucp_config_release(config);
       throw CommError(status_message("ucp_config_modify(USE_MT_MUTEX)", s));
+    }
+  }
+  // A peer that dies while this process reads from it with CMA (process_vm_readv, UCX's
+  // rendezvous on one host) aborts this process in UCX 1.13 unless the endpoint has peer
+  // error handling, and with it UCX 1.13 uses neither CMA nor shared memory
+  // (ucx_err_mode.hpp). So by default the data worker leaves CMA out and keeps shared
+  // memory; the user's own UCX_TLS wins (--backend-opt ucx_err_handling=none keeps CMA).
+  // Without CMA, UCX 1.13 fills the rendezvous lanes (rma_bw) with TCP, to the same
+  // process on one host too: two more sockets per endpoint (14 descriptors per
+  // in-process connection instead of 6) and large messages over loopback TCP. No
+  // rendezvous lanes (MAX_RNDV_LANES=0) sends them through the active-message lane
+  // instead, shared memory on one host, unless the user set UCX_MAX_RNDV_LANES.
+  if (p != Progress::control && mode == DataErrMode::nocma && std::getenv("UCX_TLS") == nullptr) {
+    const char* settings[][2] = {{"TLS", "^cma"}, {"MAX_RNDV_LANES", "0"}};
+    for (auto& [name, value] : settings) {
+      if (std::string(name) == "MAX_RNDV_LANES" && std::getenv("UCX_MAX_RNDV_LANES")) continue;
+      s = ucp_config_modify(config, name, value);
+      if (s != UCS_OK) {
+        ucp_config_release(config);
+        throw CommError(status_message(std::string("ucp_config_modify(") + name + ")", s));
+      }
     }
   }
   ucp_params_t params{};

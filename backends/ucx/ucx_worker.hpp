@@ -38,6 +38,7 @@
 #include "runtime/handoff.hpp"
 #include "runtime/poller.hpp"
 #include "runtime/progress_thread.hpp"
+#include "ucx/ucx_err_mode.hpp"
 #include "ucx/ucx_progress.hpp"
 
 namespace commbench::ucx {
@@ -135,7 +136,9 @@ struct EndpointState : std::enable_shared_from_this<EndpointState> {
 
 class Worker : public std::enable_shared_from_this<Worker> {
  public:
-  Worker(EventLoop& loop, Progress p);
+  // `mode` matters to data workers only (the control worker's endpoints always have peer
+  // error handling).
+  Worker(EventLoop& loop, Progress p, DataErrMode mode = DataErrMode::nocma);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -144,6 +147,10 @@ class Worker : public std::enable_shared_from_this<Worker> {
   EventLoop& loop() const noexcept { return loop_; }
   Progress policy() const noexcept { return policy_; }
   ucp_context_h context() const noexcept { return context_; }
+  // Error handling of the data endpoints made on this worker (ucx_err_mode.hpp). No error
+  // callback under PEER: the connection endpoint already reports the loss, and this
+  // one's callback would run on the progress thread under the thread policies.
+  ucp_err_handling_mode_t data_err_mode() const noexcept { return ucp_mode(data_mode_); }
 
   // ucp_worker_progress, then the housekeeping the callbacks deferred to us.
   unsigned progress() {
@@ -237,6 +244,7 @@ class Worker : public std::enable_shared_from_this<Worker> {
   Progress policy_;
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
+  DataErrMode data_mode_;
   int efd_ = -1;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Handoff> handoff_;        // thread policies

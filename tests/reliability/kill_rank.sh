@@ -4,7 +4,8 @@
 # what the user sees: a non-zero exit within SECONDS_LIMIT, a line on stderr matching
 # REGEX (extended, case-insensitive) that names the loss, and no CSV that looks complete
 # (only CSV.partial may remain). Both streams count: MPICH's hydra prints its report of a
-# killed rank on stdout.
+# killed rank on stdout. KILL_RANK_FORBID (environment, optional): a regex no line may
+# match (a survivor's crash).
 set -u
 limit=$1; rank=$2; regex=$3; csv=$4; shift 4
 rm -f "$csv" "$csv.partial" "$csv.json"
@@ -39,6 +40,11 @@ if [ "$rc" -eq 0 ]; then echo "FAIL: exit status 0 after rank $rank was killed";
 if [ -e "$expired" ]; then echo "FAIL: still running ${limit} s after the kill"; status=1; rm -f "$expired"; fi
 if ! grep -Eiq -- "$regex" "$err"; then
   echo "FAIL: no line matching /$regex/ about the lost rank"; grep -v '^ *[0-9#]' "$err"; status=1
+fi
+# KILL_RANK_FORBID (environment, extended regex): a line no survivor may print, e.g. a
+# library's own abort; the launcher may report the killed rank before a survivor's crash.
+if [ -n "${KILL_RANK_FORBID:-}" ] && grep -Eiq -- "$KILL_RANK_FORBID" "$err"; then
+  echo "FAIL: a survivor crashed: $(grep -Ei -m1 -- "$KILL_RANK_FORBID" "$err")"; status=1
 fi
 if [ -e "$csv" ]; then echo "FAIL: $csv exists after a failed run (looks complete)"; status=1; fi
 echo "exit $rc after ${took} s; what the user saw:"
