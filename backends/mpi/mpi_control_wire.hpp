@@ -29,6 +29,7 @@ struct ConnectRequest {
   JobToken token{};
   uint16_t id_len = 0;  // bytes of `id` used (<= kMaxPeerId)
   char id[kMaxPeerId] = {};
+  char reserved[6] = {};  // explicit tail: no padding, so a message is exactly its bytes
 };
 static_assert(sizeof(ConnectRequest) <= 128,
               "ConnectRequest outgrew ControlChannel::kControlBytes");
@@ -44,6 +45,7 @@ struct ConnectReply {
   uint64_t nonce = 0;
   uint16_t id_len = 0;  // the listener's identity (Comm::peer_id), as in the request
   char id[kMaxPeerId] = {};
+  char reserved[6] = {};  // explicit tail, as in ConnectRequest
 };
 static_assert(sizeof(ConnectReply) == 96);
 struct CloseNotice {

@@ -37,15 +37,16 @@ class TestTable(unittest.TestCase):
         self.assertEqual(table.number_in_name("TenThousandConnectCloseCycles"), 10000)
         self.assertEqual(table.number_in_name("ThreeThousandConcurrentConnections"), 3000)
         self.assertEqual(table.number_in_name("mpi_connect_close_10000_cycles"), 10000)
+        self.assertEqual(table.number_in_name("TwentyFiveHundredConcurrentConnections"), 2500)
         self.assertIsNone(table.number_in_name("DropMidMessage"))
 
     def test_rows_count_what_is_registered(self):
         g = [("reliability_suite",) + c for c in registry.parse_gtest_list(LIST)]
         c = [ctest("bad_size"), ctest("appbench.bad_runs_zero"), ctest("pingpong_tcp"),
-             ctest("kill_peer_pingpong_tcp"),
-             ctest("fuzz_decoders", ["run_fuzzers.sh", "out", "30"])]
+             ctest("kill_peer_pingpong_tcp")]
         rows = table.rows(c, g, {"handshake": (3, 120)},
-                          [("asan-mpich", "ASan+UBSan", "mpich", "tsan", False)], [])
+                          [("asan-mpich", "ASan+UBSan", "mpich", "tsan", False)], [],
+                          (30, "asan"))
         text = table.render(rows)
         self.assertIn("2 kinds x 2 backend/policy = 3 runs", text)
         self.assertIn("| 2 cases |", text)  # the two bad_ tests, not pingpong_tcp

@@ -18,6 +18,13 @@ std::vector<BackendParam> all_backend_params() {
   return out;
 }
 
+std::vector<BackendParam> default_backend_params() {
+  std::vector<BackendParam> out;
+  for (const auto& scheme : registry().schemes())
+    out.push_back({scheme, registry().info(scheme).progress_policies.front().name});
+  return out;
+}
+
 std::string param_name(const ::testing::TestParamInfo<BackendParam>& info) {
   std::string n = info.param.scheme + "_" + info.param.progress;
   for (char& c : n)

@@ -28,6 +28,9 @@ struct BackendParam {
 // on one loop (not one that stalls the loop: mpi:blocking's MPI_Wait would deadlock
 // against itself).
 std::vector<BackendParam> all_backend_params();
+// One entry per scheme: its default policy (the first its table lists), for the costliest
+// cases.
+std::vector<BackendParam> default_backend_params();
 // "tcp_epoll": a test-name suffix.
 std::string param_name(const ::testing::TestParamInfo<BackendParam>& info);
 // So failures print "tcp:epoll" instead of the object's bytes.

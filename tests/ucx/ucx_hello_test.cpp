@@ -19,6 +19,8 @@ PeerHello sample(size_t name_len = 19, size_t addr_len = 40) {
   PeerHello h;
   h.tag = 0x1122334455667788ull;
   h.name = std::string(name_len, 'n');
+  h.id = "rank 3";
+  for (size_t i = 0; i < h.token.size(); ++i) h.token[i] = std::byte(0xa0 + i);
   h.address.assign(addr_len, std::byte{7});
   return h;
 }
@@ -39,11 +41,15 @@ TEST(UcxHello, RoundTripsAtTheLimits) {
        {std::pair<size_t, size_t>{0, 1}, {19, 40}, {kMaxHelloName, kMaxWorkerAddress}}) {
     PeerHello h = sample(name, addr);
     auto bytes = encode_peer_hello(h);
-    ASSERT_EQ(bytes.size(), kPeerHelloFixedBytes + name + addr);
-    EXPECT_EQ(decode_peer_hello_fixed(bytes), name + addr) << "the first read sizes the second";
+    const size_t id = h.id.size();
+    ASSERT_EQ(bytes.size(), kPeerHelloFixedBytes + name + id + addr);
+    EXPECT_EQ(decode_peer_hello_fixed(bytes), name + id + addr)
+        << "the first read sizes the second";
     PeerHello back = decode_peer_hello(bytes);
     EXPECT_EQ(back.tag, h.tag);
     EXPECT_EQ(back.name, h.name);
+    EXPECT_EQ(back.id, h.id);
+    EXPECT_EQ(back.token, h.token);
     EXPECT_EQ(back.address, h.address);
   }
 }
@@ -78,8 +84,8 @@ TEST(UcxHello, BadMagicVersionOrLengthIsRefused) {
   b[0] ^= std::byte{1};
   EXPECT_EQ(decode_error(b), "ucx handshake: bad magic");
   b = good;
-  b[4] = std::byte{2};
-  EXPECT_EQ(decode_error(b), "ucx handshake: peer speaks version 2, this build speaks 1");
+  b[4] = std::byte{1};
+  EXPECT_EQ(decode_error(b), "ucx handshake: peer speaks version 1, this build speaks 2");
   b = good;
   b.pop_back();
   EXPECT_EQ(decode_error(b), "ucx handshake: length mismatch");

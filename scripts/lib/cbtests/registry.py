@@ -71,7 +71,7 @@ def sanitizer_presets(src_dir):
     with open(os.path.join(src_dir, "CMakePresets.json")) as f:
         presets = json.load(f)
     with open(os.path.join(src_dir, "scripts/test")) as f:
-        m = re.search(r"presets=\(([^)]*)\)", f.read().split("|| presets=", 1)[-1])
+        m = re.search(r"\|\| presets=\(([^)]*)\)", f.read())
     default = set(m.group(1).split()) if m else set()
     by_name = {p["name"]: p for p in presets["configurePresets"]}
 
@@ -108,3 +108,16 @@ def network_fault_timings(src_dir):
             if isinstance(entry, dict) and "time_to_error_s" in entry:
                 found.append(entry)
     return found
+
+
+def fuzz_ci_run(src_dir):
+    """(seconds per target, preset) of the fuzz_decoders registration: its CMake command
+    `run_fuzzers.sh OUT SECONDS` and the sanitizer it is registered under. The test exists
+    only in the asan build, so it is read from the CMake source, not the openmpi registry."""
+    for path in glob.glob(os.path.join(src_dir, "tests/**/CMakeLists.txt"), recursive=True):
+        with open(path) as f:
+            text = f.read()
+        m = re.search(r"run_fuzzers\.sh\s+\S+\s+(\d+)", text)
+        if m:
+            return int(m.group(1)), "asan" if "COMMBENCH_SANITIZE" in text else "every"
+    return None
