@@ -51,9 +51,9 @@ void request(std::span<const std::byte> msg) {
   ConnectRequest expect;
   if (!msg.empty()) std::memcpy(&expect, msg.data(), std::min(sizeof expect, msg.size()));
   check(std::memcmp(&r.req, &expect, sizeof expect) == 0);
-  const bool valid = msg.size() == sizeof(ConnectRequest) &&
-                     expect.magic == ConnectRequest::kMagic &&
-                     expect.version == ConnectRequest::kVersion;
+  const bool valid =
+      msg.size() == sizeof(ConnectRequest) && expect.magic == ConnectRequest::kMagic &&
+      expect.version == ConnectRequest::kVersion && expect.id_len <= commbench::kMaxPeerId;
   check(r.well_formed == valid);
   if (r.well_formed) check(same_bytes(r.req, msg));
 }
@@ -67,6 +67,7 @@ void reply(uint64_t nonce, std::span<const std::byte> msg) {
   if (valid) {
     auto v = read_prefix<ConnectReply>(msg);
     valid = v.magic == ConnectReply::kMagic && v.nonce == nonce &&
+            v.id_len <= commbench::kMaxPeerId &&
             (v.status != 0 || (v.lane >= 0 && v.lane <= kMaxLane));
   }
   check(rep.has_value() == valid);

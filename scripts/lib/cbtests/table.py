@@ -90,20 +90,14 @@ def rows(ctests, gtests, fuzz, sanitizers, timings, fuzz_ci=None):
                     f"{len(stray_runs)} in-process runs, {len(stray_c)} launched runs", "",
                     _list(stray_g + stray_c)))
 
-    conn = [(c, p) for (_, s, c, p) in gtests if re.search(r"Concurrent.*Connections", c)]
-    for case in sorted({c for c, _ in conn}):
-        backends = sorted({p for c, p in conn if c == case and p})
-        n = number_in_name(case)
-        out.append((f"connections held at once ({case})",
-                    f"{len(backends)} backend/policy" if backends else "", 
-                    f"{_fmt(n)} connections" if n else "", f"`reliability_load`: `{case}`"))
-
-    cyc = [(c, p) for (_, s, c, p) in gtests if "Cycles" in c]
-    for case in sorted({c for c, _ in cyc}):
-        backends = sorted({p for c, p in cyc if c == case and p})
-        n = number_in_name(case)
-        out.append((f"connect/close cycles ({case})", f"{len(backends)} backend/policy",
-                    f"{_fmt(n)} cycles each" if n else "", f"`reliability_load`: `{case}`"))
+    for what, pattern, unit in (("connections held at once", r"Concurrent.*Connections", "connections"),
+                                ("connect/close cycles", r"Cycles", "cycles each")):
+        hits = [(b, c, p) for (b, s, c, p) in gtests if re.search(pattern, c)]
+        for binary, case in sorted({(b, c) for b, c, _ in hits}):
+            backends = sorted({p for b, c, p in hits if (b, c) == (binary, case) and p})
+            n = number_in_name(case)
+            out.append((f"{what} ({case})", f"{len(backends)} backend/policy",
+                        f"{_fmt(n)} {unit}" if n else "", f"`{binary}`: `{case}`"))
     for t in ctests:
         if re.search(r"cycles", t["name"]) and "mpi_backend_test" in " ".join(t["command"]):
             n = number_in_name(t["name"]) or number_in_name(" ".join(t["command"][-1:]))
