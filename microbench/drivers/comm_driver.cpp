@@ -11,6 +11,7 @@
 #include "comm/registry.hpp"
 #include "gpu/staged_comm.hpp"
 #include "harness/pattern.hpp"
+#include "harness/stall_watchdog.hpp"  // kFloorBytesPerSecond
 #include "runtime/timeout.hpp"
 #include "runtime/when_all.hpp"
 
@@ -111,9 +112,14 @@ void CommDriver::close() {
   stray_.reset();
 }
 
+void CommDriver::allow_unit(size_t bytes) {
+  unit_ns_ = static_cast<uint64_t>(static_cast<double>(bytes) / kFloorBytesPerSecond * 1e9);
+}
+
 size_t CommDriver::run_watched(const std::function<Task<size_t>(CancelToken)>& make) {
   uint64_t timeout_ns = static_cast<uint64_t>(env_.opts.read_timeout_s * 1e9);
   if (timeout_ns == 0) return env_.loop.run(make(CancelToken{}));
+  timeout_ns += unit_ns_;
   CancelSource stall, stop;
   size_t result = 0;
   std::exception_ptr error;

@@ -75,6 +75,7 @@ class CommDriver final : public Driver {
   // and write is cancelled through the token and the run fails naming the stall, instead
   // of waiting forever on a dead or hung peer.
   size_t run_watched(const std::function<Task<size_t>(CancelToken)>& make);
+  void allow_unit(size_t bytes) override;
 
   // The first `size` bytes of the send buffer, as a message.
   Message outgoing(size_t size) const { return Message({Buffer{send_.data(), size, send_kind_}}); }
@@ -116,7 +117,8 @@ class CommDriver final : public Driver {
   Message in_, ack_in_, ack_;
   std::vector<Message> rx_;
   std::byte ack_byte_{1};
-  uint64_t moved_ = 0;  // messages received or sent, watched by run_watched()
+  uint64_t moved_ = 0;    // messages received or sent, watched by run_watched()
+  uint64_t unit_ns_ = 0;  // allowance for the current unit's bytes (allow_unit)
 };
 
 std::unique_ptr<Driver> make_comm_driver(const BackendSpec& spec, DriverEnv& env);

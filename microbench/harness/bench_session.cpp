@@ -145,7 +145,9 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
   for (size_t size : opts_.sizes) {
     // One unit that completes as a whole: a message, or a bandwidth window (raw-mpi's
     // MPI_Waitall reports nothing before the whole window is in).
-    stall_.allow_unit(opts_.kind == BenchKind::bandwidth ? size * opts_.window : size);
+    const size_t unit = opts_.kind == BenchKind::bandwidth ? size * opts_.window : size;
+    stall_.allow_unit(unit);
+    for (auto& d : drivers_) d->allow_unit(unit);
     std::vector<Point> points(drivers_.size());
     for (size_t d = 0; d < drivers_.size(); ++d) {
       try {
