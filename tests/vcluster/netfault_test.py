@@ -33,10 +33,10 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VCLUSTER = os.path.join(ROOT, "scripts", "vcluster")
+import vcluster_cli
+from vcluster_cli import SKIP, VCLUSTER, Failed  # noqa: F401
+
 BACKENDS = ["tcp", "ucx", "mpi", "raw-tcp", "raw-ucx", "raw-mpi"]
-SKIP = 77
 LIMIT_S = 10.0  # the bound on the time to the error, and on the job's end
 FINALIZE_RACE = "MPI_Finalize did not return"
 
@@ -52,19 +52,8 @@ LOSSY = {
 CUTS = {"link_down": ["link", "1", "down"], "host_lost": ["kill", "1"]}
 
 
-class Failed(Exception):
-    pass
-
-
 def vc(a, *args, check=True, timeout=120):
-    p = subprocess.run([VCLUSTER, "--name", a.name] + list(args), text=True,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
-    if p.returncode == SKIP:
-        print("SKIP: " + p.stdout.strip())
-        sys.exit(SKIP)
-    if check and p.returncode != 0:
-        raise Failed("vcluster %s exited %d:\n%s" % (" ".join(args), p.returncode, p.stdout))
-    return p
+    return vcluster_cli.vc(a.name, *args, check=check, timeout=timeout)
 
 
 class Cluster:

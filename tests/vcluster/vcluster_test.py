@@ -22,32 +22,10 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VCLUSTER = os.path.join(ROOT, "scripts", "vcluster")
+from vcluster_cli import SKIP, VCLUSTER, Failed, vc  # noqa: F401
+
 BACKENDS = "tcp,ucx,mpi,raw-tcp,raw-ucx,raw-mpi"
-SKIP = 77
 FINALIZE_RACE = "MPI_Finalize did not return"
-
-
-class Failed(Exception):
-    pass
-
-
-def vc(name, *args, check=True, timeout=120):
-    try:
-        p = subprocess.run([VCLUSTER, "--name", name] + list(args), text=True,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        # The launcher is killed; the ranks left in the namespaces go with `down`.
-        out = e.output.decode(errors="replace") if isinstance(e.output, bytes) else e.output
-        raise Failed("vcluster %s: no answer in %d s (a hang):\n%s" % (
-            " ".join(args), timeout, (out or "")[-3000:])) from None
-    if p.returncode == SKIP:
-        print("SKIP: " + p.stdout.strip())
-        sys.exit(SKIP)
-    if check and p.returncode != 0:
-        raise Failed("vcluster %s exited %d:\n%s" % (" ".join(args), p.returncode, p.stdout))
-    return p
 
 
 def mpirun(name, flavor, np, cmd, timeout=240):
