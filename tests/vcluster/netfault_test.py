@@ -27,6 +27,7 @@ import argparse
 import csv
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -69,7 +70,11 @@ class Cluster:
             args += ["--link", self.link]
         if self.a.emulator:
             args += ["--emulator", self.a.emulator]
-        vc(self.a, *args)
+        try:
+            vc(self.a, *args)
+        except BaseException:  # a failed or interrupted `up` (SIGTERM) leaves nothing
+            vc(self.a, "down", check=False)
+            raise
         return self
 
     def __exit__(self, *exc):
@@ -237,6 +242,9 @@ def main():
     ap.add_argument("--out", help="folder for the CSVs and CASE.json results")
     ap.add_argument("--only", help="run only cases whose fault or backend is in this comma list")
     a = ap.parse_args()
+    # A SIGTERM (a stopped test run) unwinds like an error, so the cluster's `with` block
+    # takes down the namespaces, bridge and emulator it made.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     a.name = a.name or "nf19%s%s" % (a.level[0], a.flavor[0])
     # Unique per flavor and level, and apart from vcluster_test.py's default 10.254.0.
     a.subnet = a.subnet or "10.219.%d" % (10 + 2 * (a.flavor == "mpich") + (a.level == "full"))
