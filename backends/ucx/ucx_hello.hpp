@@ -22,7 +22,7 @@
 namespace commbench::ucx {
 
 constexpr uint32_t kUcxHelloMagic = 0x58554243;  // "CBUX"
-constexpr uint16_t kUcxHelloVersion = 2;  // 2: connector first, common hello v2
+constexpr uint16_t kUcxHelloVersion = 2;         // 2: connector first, common hello v2
 // The UCX part alone, and what the first read takes (the UCX part + the common fixed part).
 constexpr size_t kUcxHelloBytes = 16;
 constexpr size_t kPeerHelloFixedBytes = kUcxHelloBytes + kHelloFixedBytes;
