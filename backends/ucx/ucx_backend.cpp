@@ -253,10 +253,12 @@ class UcxConnector final : public Connector {
     } catch (const OperationCancelled&) {
       force_close(st);
       throw;
-    } catch (const ProtocolError& e) {
-      force_close(st);  // a listener of another job: counted, then retried like a refusal
+    } catch (const ProtocolError&) {
+      // A malformed or old-version answer is not transient: counted once and thrown, as
+      // tcp does (a listener of another job never answers; it closes, a CommError).
+      force_close(st);
       auth_.count_rejected();
-      why = e.what();
+      throw;
     } catch (const CommError& e) {
       force_close(st);
       why = e.what();

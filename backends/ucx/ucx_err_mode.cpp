@@ -12,17 +12,6 @@ DataErrMode parse_err_handling(const std::string& s) {
                               " must be one of nocma, peer, none (got '" + s + "')");
 }
 
-const char* to_string(DataErrMode m) {
-  switch (m) {
-    case DataErrMode::peer:
-      return "peer";
-    case DataErrMode::none:
-      return "none";
-    default:
-      return "nocma";
-  }
-}
-
 ucp_err_handling_mode_t ucp_mode(DataErrMode m) {
   return m == DataErrMode::peer ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
 }

@@ -27,7 +27,6 @@ enum class DataErrMode {
 inline constexpr const char* kErrHandlingKey = "ucx_err_handling";
 // "" = nocma; throws std::invalid_argument naming the values otherwise.
 DataErrMode parse_err_handling(const std::string& s);
-const char* to_string(DataErrMode m);
 ucp_err_handling_mode_t ucp_mode(DataErrMode m);
 // The --backend-opt key as --list-backends shows it.
 SettingInfo err_handling_setting();

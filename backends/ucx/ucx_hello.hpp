@@ -44,8 +44,8 @@ struct PeerHello {
 std::vector<std::byte> encode_peer_hello(const PeerHello& h);
 // Checks the first kPeerHelloPrefixBytes: magic and both versions. Throws ProtocolError.
 void check_peer_hello_prefix(std::span<const std::byte> prefix);
-// Checks the first kPeerHelloFixedBytes and returns how many bytes follow (name + address),
-// at most kMaxHelloName + kMaxWorkerAddress. Throws ProtocolError.
+// Checks the first kPeerHelloFixedBytes and returns how many bytes follow (name + id + address),
+// at most kMaxHelloName + kMaxPeerId + kMaxWorkerAddress. Throws ProtocolError.
 size_t decode_peer_hello_fixed(std::span<const std::byte> fixed);
 // Decodes a whole hello (fixed part + the rest, nothing more). Throws ProtocolError.
 PeerHello decode_peer_hello(std::span<const std::byte> bytes);

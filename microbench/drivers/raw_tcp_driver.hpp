@@ -33,11 +33,12 @@ namespace commbench {
 namespace raw_tcp {
 
 // One non-blocking (MSG_DONTWAIT) or blocking (0) attempt; the bytes moved, 0 when the
-// socket would block. Throws when the connection is gone. Moved bytes are progress for
-// the stall watchdog (a spin that moves nothing is not).
+// socket would block. Throws when the connection is gone. Received bytes are progress for
+// the stall watchdog (a spin that moves nothing is not); sends are not counted: every
+// pattern ends in a receive (the echo, the window's ack), and in the bidirectional run the
+// sender thread would otherwise write the same counter from a second core in the timed loop.
 inline size_t send_some(int fd, const std::byte* p, size_t n, int flags) {
   ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL | flags);
-  if (k > 0) progress::tick();
   if (k >= 0) return static_cast<size_t>(k);
   if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) return 0;
   throw CommClosedError(tcp::errno_message("raw-tcp send", errno));

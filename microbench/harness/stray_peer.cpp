@@ -48,7 +48,6 @@ void StrayPeer::knock(int kind) {
     bytes[6] = bytes[7] = std::byte{0};
   }
   if (!bytes.empty() && ::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) < 0) return;
-  knocks_.fetch_add(1);
   // Silence (kind 3) waits out the listener's handshake timeout unless shut early: it
   // half-closes after a moment, which a listener sees as a failed hello.
   if (kind == 3) {

@@ -25,9 +25,6 @@ class StrayPeer {
   StrayPeer(const StrayPeer&) = delete;
   StrayPeer& operator=(const StrayPeer&) = delete;
 
-  // Connections that reached the listener (TCP connected, hello sent).
-  size_t knocks() const noexcept { return knocks_.load(); }
-
  private:
   void run();
   void knock(int kind);
@@ -35,7 +32,6 @@ class StrayPeer {
   HostPort target_;
   JobToken token_;
   std::atomic<bool> stop_{false};
-  std::atomic<size_t> knocks_{0};
   std::thread thread_;
 };
 

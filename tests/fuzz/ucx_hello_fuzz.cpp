@@ -3,7 +3,7 @@
 // is needed: the decoder is pure. Properties, under ASan/UBSan (a read past the input
 // crashes):
 //  - the only exception is ProtocolError;
-//  - the fixed part announces at most kMaxHelloName + kMaxWorkerAddress more bytes, so
+//  - the fixed part announces at most kMaxHelloName + kMaxPeerId + kMaxWorkerAddress more bytes, so
 //    the receive buffer exchange_hello sizes from it is bounded whatever the peer says;
 //  - decoding allocates at most what the input holds plus a constant;
 //  - a decoded hello re-encodes to exactly its input, and a hello built from the input
@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rest = decode_peer_hello_fixed(in);
   } catch (const ProtocolError&) {
   }
-  if (rest != SIZE_MAX) check(rest >= 1 && rest <= kMaxHelloName + kMaxWorkerAddress);
+  if (rest != SIZE_MAX) check(rest >= 1 && rest <= kMaxHelloName + kMaxPeerId + kMaxWorkerAddress);
 
   PeerHello h;
   size_t allocated = 0;

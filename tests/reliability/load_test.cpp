@@ -105,12 +105,11 @@ void LoadSuite::hold_at_once(size_t n) {
   // Both ends live in this process: two descriptors per TCP connection, ~6 per ucx
   // connection (both ends' connection-manager sockets and what UCX's transports open),
   // none for mpi; plus slack. The soft limit is raised to what is needed; a hard limit
-  // below it skips with that line (the hard limit here and in CI: 20,000).
+  // below it fails with that line (the hard limit here and in CI: 20,000).
   const size_t need = (GetParam().scheme == "ucx" ? 7 : 3) * n + 256;
   size_t limit = raise_fd_limit(need);
-  if (limit < need)
-    GTEST_SKIP() << "RLIMIT_NOFILE hard limit " << limit << " too low for " << n
-                 << " connections in one process (needs " << need << ")";
+  ASSERT_GE(limit, need) << "RLIMIT_NOFILE hard limit " << limit << " too low for " << n
+                         << " connections in one process";
   size_t wrong = 0, held = 0, fds_idle = open_fds(), fds_held = 0;
   auto t0 = std::chrono::steady_clock::now();
   run(
