@@ -49,6 +49,7 @@ class Reader {
   static constexpr bool reading = true;
   std::span<const std::byte> in;
   size_t pos = 0;
+  size_t owed = 0;  // bytes the list elements claimed but not yet decoded need at least
 
   template <typename T>
     requires std::is_integral_v<T> || std::is_enum_v<T>
@@ -81,14 +82,26 @@ class Reader {
   // TaskSpec 120 bytes for its 20), so a 1-byte bound let a count claimed in a few bytes
   // resize to 120x the message (tests/fuzz/appbench_protocol_fuzz.cpp found it). Now an
   // element costs at most 8 bytes of memory per byte received (a list of empty strings).
+  //
+  // Elements of a list still to be decoded keep their smallest encoding reserved
+  // (`owed`): every later check, nested lists' counts included, must leave those bytes
+  // for them. Without it a Submit's task count and its first task's dependency count
+  // were each bounded by the same remaining bytes, 6 + 8 bytes of memory per byte (the
+  // fuzzer found it).
   template <typename T>
   void operator()(std::vector<T>& v) {
-    uint32_t n = length(min_wire_bytes<T>());
+    const size_t min = min_wire_bytes<T>();
+    uint32_t n = length(min);
     v.resize(n);
-    for (auto& e : v) io_item(e);
+    owed += size_t{n} * min;
+    for (auto& e : v) {
+      owed -= min;  // from here on, e's own fields check what they need
+      io_item(e);
+    }
   }
   void need(size_t n) const {
-    if (in.size() - pos < n) throw ProtocolError("truncated control message");
+    if (in.size() - pos < n || in.size() - pos - n < owed)
+      throw ProtocolError("truncated control message");
   }
 
  private:

@@ -131,6 +131,12 @@ def appbench_protocol():
     write(t, "unknown_op", b"\x0e")
     write(t, "count_beyond_message", b"\x07" + u32(0xFFFFFFFF) + s(b"a"))
     write(t, "trailing_byte", b"\x0d\0")
+    # 100 empty tasks claimed, and the first one's dependency count claims the bytes the
+    # other 99 need: both counts fit the remaining bytes on their own, and together cost
+    # 14 bytes of memory per byte received (CI's fuzz run found it).
+    first = s(b"") + s(b"") + u32((20 * 100 - 12) // 4)
+    submit = b"\1" + u64(0) + u32(100) + first
+    write(t, "regression_nested_counts_share_bytes", submit + b"\0" * (13 + 20 * 100 - len(submit)))
 
 
 if __name__ == "__main__":
