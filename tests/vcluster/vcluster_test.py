@@ -13,7 +13,6 @@
 Exit 77 (CTest: skipped) with one line when the machine cannot make namespaces."""
 
 import argparse
-import csv
 import glob
 import json
 import os
@@ -22,67 +21,9 @@ import subprocess
 import sys
 import time
 
-from vcluster_cli import SKIP, VCLUSTER, Failed, vc  # noqa: F401
+from vcluster_cli import SKIP, VCLUSTER, Cluster, Failed, leftovers, mpirun, rows, vc  # noqa: F401
 
 BACKENDS = "tcp,ucx,mpi,raw-tcp,raw-ucx,raw-mpi"
-FINALIZE_RACE = "MPI_Finalize did not return"
-
-
-def mpirun(name, flavor, np, cmd, timeout=240):
-    p = vc(name, "mpirun", flavor, "-np", str(np), "--", *cmd, check=False, timeout=timeout)
-    print(p.stdout[-3000:])
-    if p.returncode != 0 and FINALIZE_RACE in p.stdout and "validation: PASSED" in p.stdout:
-        # MPICH 4.0.2 over UCX tcp: the ranks' watchdog ended a hung MPI_Finalize after the
-        # results were written (microbench/harness/finalize_watchdog.hpp); Hydra may then
-        # report an exit of 1. The run itself is judged by its CSV.
-        print("note: MPI_Finalize race (MPICH 4.0.2 + UCX tcp) ended by the watchdog")
-        return p.stdout
-    if p.returncode != 0:
-        raise Failed("%s exited %d" % (" ".join(os.path.basename(w) for w in cmd[:7]), p.returncode))
-    return p.stdout
-
-
-def leftovers(name):
-    """What a cluster left behind: namespaces, state, processes of the emulator."""
-    left = [os.path.basename(p) for p in glob.glob("/run/netns/%s-*" % name)]
-    if os.path.exists("/run/commbench-vcluster/%s" % name):
-        left.append("/run/commbench-vcluster/%s" % name)
-    out = subprocess.run(["pgrep", "-af", "linkemu.*/run/netns/%s-" % name], text=True,
-                         stdout=subprocess.PIPE).stdout.strip()
-    if out:
-        left.append(out)
-    return left
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
-
-
-class Cluster:
-    """up on entry, down on exit (also on failure), and a check that down left nothing."""
-
-    def __init__(self, name, *up_args):
-        self.name, self.up_args = name, up_args
-
-    @classmethod
-    def of(cls, a, hosts, delay=None):
-        """a's cluster of `hosts` hosts; with a delay, through a's emulator build."""
-        args = ["--hosts", str(hosts)]
-        if delay:
-            args += ["--delay", delay] + (["--emulator", a.emulator] if a.emulator else [])
-        return cls(a.name, *args)
-
-    def __enter__(self):
-        vc(self.name, "down", check=False)  # a cluster a killed earlier run left
-        vc(self.name, "up", *self.up_args)
-        return self
-
-    def __exit__(self, *exc):
-        vc(self.name, "down", check=False)
-        left = leftovers(self.name)
-        if left and exc[0] is None:
-            raise Failed("down left: %s" % left)
 
 
 def expect_error(name, args, words):
