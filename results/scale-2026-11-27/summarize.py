@@ -24,7 +24,7 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BACKENDS = ["tcp", "ucx", "mpi"]
+BACKENDS = ["tcp", "ucx", "mpi", "mpi+create"]
 PREDICT = [1024, 8192]
 # What each fitted metric is called in the model, and its probe column.
 FITS = {
@@ -57,7 +57,9 @@ def load(raw):
             with open(path) as f:
                 rows = list(csv.DictReader(f))
             if rows:
-                probes[(flavor, rows[0]["backend"], int(rows[0]["ranks"]))] = rows
+                # A variant (scale_test.py --variant, e.g. mpi+create) is its own series.
+                series = os.path.basename(path).split("_")[2]
+                probes[(flavor, series, int(rows[0]["ranks"]))] = rows
         rec = os.path.join(flavor_dir, "records.jsonl")
         if os.path.exists(rec):
             with open(rec) as f:
@@ -135,37 +137,62 @@ def table(probes, jobs):
     return "\n".join(lines)
 
 
+def setup_wall(rows):
+    """Backend + listener, then the first all-to-all: the slowest rank's wall seconds."""
+    return max(num(r["setup_listen_s"]) + num(r["first_all_to_all_s"]) for r in rows)
+
+
+def setup_cpu(rows):
+    return statistics.median(num(r["setup_listen_cpu_s"]) + num(r["first_all_to_all_cpu_s"])
+                             for r in rows)
+
+
+def objects(rows):
+    """What the backend holds per rank: UCX endpoints or MPI communicators."""
+    return med(rows, "ucx_endpoints") if med(rows, "ucx_endpoints") is not None \
+        else med(rows, "mpi_comms")
+
+
 def figure(probes, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    panels = [("first_all_to_all_cpu_s", 1e3, "first all-to-all, CPU per rank (ms)"),
-              ("rss_after_kib", 1 / 1024, "RSS per rank after it (MiB)"),
-              ("fds_after", 1, "open descriptors per rank"),
-              ("rss_per_connection_kib", 1, "RSS per connection (KiB)")]
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
-    colors = {"tcp": "tab:blue", "ucx": "tab:orange", "mpi": "tab:green"}
+    panels = [(setup_wall, "setup + first all-to-all, slowest rank (s, wall;\n"
+                           "grows with the ranks sharing each of 2 cores)", True),
+              (setup_cpu, "setup + first all-to-all, CPU per rank (s)", True),
+              (lambda r: med(r, "rss_after_kib") / 1024, "RSS per rank after it (MiB)", False),
+              (lambda r: med(r, "fds_after"), "open descriptors per rank", False),
+              (lambda r: med(r, "rss_per_connection_kib"), "RSS per connection (KiB)", False),
+              (objects, "UCX endpoints (ucx) / MPI communicators (mpi)\nper rank", False)]
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8))
+    colors = {"tcp": "tab:blue", "ucx": "tab:orange", "mpi": "tab:green", "mpi+create": "tab:red"}
     styles = {"openmpi": "-", "mpich": "--"}
-    for ax, (col, scale, title) in zip(axes.flat, panels):
+    ranks = sorted({k[2] for k in probes})
+    for ax, (value, title, logy) in zip(axes.flat, panels):
         for flavor in sorted({k[0] for k in probes}):
             for backend in BACKENDS:
-                pts = sorted((n, med(rows, col)) for (f, b, n), rows in probes.items()
-                             if f == flavor and b == backend and med(rows, col) is not None)
-                if not pts:
-                    continue
-                ax.plot([n for n, _ in pts], [v * scale for _, v in pts], styles.get(flavor, ":"),
-                        marker="o", color=colors[backend], label="%s (%s)" % (backend, flavor))
+                pts = []
+                for (f, b, n), rows in sorted(probes.items(), key=lambda kv: kv[0][2]):
+                    v = value(rows) if f == flavor and b == backend else None
+                    if v is not None:
+                        pts.append((n, v))
+                if pts:
+                    ax.plot([n for n, _ in pts], [v for _, v in pts], styles.get(flavor, ":"),
+                            marker="o", color=colors[backend], label="%s (%s)" % (backend, flavor))
         ax.set_xscale("log", base=2)
-        ax.set_xticks(sorted({k[2] for k in probes}))
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xticks(ranks)
         ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.set_xlabel("ranks (8 virtual hosts)")
+        ax.set_xlabel("ranks (round robin on 8 virtual hosts)")
         ax.set_title(title, fontsize=10)
         ax.grid(True, alpha=0.3)
     axes.flat[0].legend(fontsize=8)
-    fig.suptitle("Connection setup: cost per rank against ranks (scale_probe, all-to-all, "
-                 "medians over ranks)", fontsize=11)
+    fig.suptitle("Connection setup: cost per rank against ranks (scale_probe, every rank "
+                 "connected to every other; medians over ranks unless the panel says)",
+                 fontsize=11)
     fig.tight_layout()
-    fig.savefig(path + ".png", dpi=110)
+    fig.savefig(path + ".png", dpi=100)
     fig.savefig(path + ".pdf")
 
 

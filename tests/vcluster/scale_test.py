@@ -42,15 +42,15 @@ LEVELS = {"ci": {"hosts": 4, "ranks": [16]}, "full": {"hosts": 8, "ranks": [8, 1
 
 
 def record(a, **fields):
-    fields.update(flavor=a.flavor, hosts=a.hosts)
+    fields.update(flavor=a.flavor, hosts=a.hosts, variant=a.variant)
     with open(os.path.join(a.out, "records.jsonl"), "a") as f:
         f.write(json.dumps(fields, sort_keys=True) + "\n")
 
 
 def run_probe(a, backend, np):
-    out_csv = os.path.join(a.out, "probe_%s_%s_np%d.csv" % (a.flavor, backend, np))
+    out_csv = os.path.join(a.out, "probe_%s_%s%s_np%d.csv" % (a.flavor, backend, a.suffix, np))
     cmd = [os.path.join(a.build_dir, "microbench", "scale_probe"), "--backend", backend,
-           "--csv", out_csv]
+           "--csv", out_csv] + a.opts
     t0 = time.monotonic()
     text = mpirun(a.name, a.flavor, np, cmd, timeout=a.job_timeout)
     job_s = time.monotonic() - t0
@@ -69,10 +69,10 @@ def run_probe(a, backend, np):
 
 
 def run_app(a, app, backend, np):
-    out_csv = os.path.join(a.out, "%s_%s_%s_np%d.csv" % (app, a.flavor, backend, np))
+    out_csv = os.path.join(a.out, "%s_%s_%s%s_np%d.csv" % (app, a.flavor, backend, a.suffix, np))
     cmd = [os.path.join(a.build_dir, "appbench", app), "--backend", backend, "--layout", "dask",
            "--runs", "1", "--warmup", "1", "--timeout", str(a.job_timeout - 30),
-           "--csv", out_csv] + APPS[app]
+           "--csv", out_csv] + APPS[app] + a.opts
     t0 = time.monotonic()
     text = mpirun(a.name, a.flavor, np, cmd, timeout=a.job_timeout)
     job_s = time.monotonic() - t0
@@ -96,6 +96,13 @@ def main():
     ap.add_argument("--backends", default=",".join(BACKENDS), help="comma list (default: all)")
     ap.add_argument("--apps", default=",".join(APPS), help="comma list, or 'none'")
     ap.add_argument("--no-probe", action="store_true", help="run the apps only")
+    ap.add_argument("--app-ranks", help="comma list: run the apps only at these rank counts "
+                                        "(default: every one of --ranks)")
+    ap.add_argument("--backend-opt", action="append", default=[], metavar="K=V",
+                    help="passed to every program (e.g. pair_comms=create, the mpi ablation)")
+    ap.add_argument("--variant", default="",
+                    help="a name for this configuration (with --backend-opt): in the file "
+                         "names and records, so summarize.py plots it as its own series")
     ap.add_argument("--job-timeout", type=int, default=300,
                     help="seconds one job may take before it counts as a hang (default 300)")
     ap.add_argument("--name", help="cluster name (default: sc + level + flavor)")
@@ -106,6 +113,9 @@ def main():
     ranks = [int(x) for x in a.ranks.split(",")] if a.ranks else level["ranks"]
     backends = a.backends.split(",")
     apps = [] if a.apps == "none" else a.apps.split(",")
+    app_ranks = [int(x) for x in a.app_ranks.split(",")] if a.app_ranks else ranks
+    a.opts = [x for kv in a.backend_opt for x in ("--backend-opt", kv)]
+    a.suffix = "+" + a.variant if a.variant else ""
     for x in backends:
         if x not in BACKENDS:
             ap.error("unknown backend '%s' (known: %s)" % (x, ",".join(BACKENDS)))
@@ -130,7 +140,7 @@ def main():
     with Cluster(a.name, "--hosts", str(a.hosts), "--subnet", subnet):
         for np in ranks:
             runs = [("probe", "scale_probe", b) for b in backends if not a.no_probe] + \
-                [("app", app, b) for app in apps for b in backends]
+                [("app", app, b) for app in apps for b in backends if np in app_ranks]
             for kind, program, backend in runs:
                 try:
                     if kind == "probe":

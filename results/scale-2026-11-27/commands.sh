@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The scale study of issue 17, as committed here: 8 virtual hosts (scripts/vcluster, a
+# private bridge), 8/16/32/64 ranks round robin over them, on this 2-core VM. Each
+# scale_test.py call brings its cluster up and takes it down (also on failure).
+#   BUILD=build results/scale-2026-11-27/commands.sh     (~30 min; needs root)
+# then results/scale-2026-11-27/summarize.py writes summary.md, model.json and the figure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${BUILD:-build}
+out=results/scale-2026-11-27/raw
+st=tests/vcluster/scale_test.py
+# Open MPI: the probe on tcp, ucx and mpi at every size, both apps at every size.
+/usr/bin/python3 $st full --build-dir $B/openmpi --flavor openmpi --out $out/openmpi
+# The paper's construction (one communicator per pair, Group_incl + Comm_create, collective
+# over all ranks for each of the n(n-1)/2 pairs) beside the default (one dup + 8 lanes).
+/usr/bin/python3 $st full --build-dir $B/openmpi --flavor openmpi --out $out/openmpi \
+    --backends mpi --apps none --backend-opt pair_comms=create --variant create
+# MPICH: the probe at every size, the apps at the smallest and largest.
+/usr/bin/python3 $st full --build-dir $B/mpich --flavor mpich --out $out/mpich --app-ranks 8,64
+/usr/bin/python3 results/scale-2026-11-27/summarize.py
