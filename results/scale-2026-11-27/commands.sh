@@ -17,4 +17,13 @@ st=tests/vcluster/scale_test.py
     --backends mpi --apps none --backend-opt pair_comms=create --variant create
 # MPICH: the probe at every size, the apps at the smallest and largest.
 /usr/bin/python3 $st full --build-dir $B/mpich --flavor mpich --out $out/mpich --app-ranks 8,64
+# How many communicators one process may hold (bounds the paper's one-per-pair design).
+tmp=$(mktemp -d)
+for f in openmpi mpich; do
+  mpicc.$f -O1 -o "$tmp/comm_limit_$f" results/scale-2026-11-27/comm_limit.c
+done
+{ echo "mpich: $(mpirun.mpich -np 1 "$tmp/comm_limit_mpich")"
+  echo "openmpi: $(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+                   mpirun.openmpi -np 1 "$tmp/comm_limit_openmpi")"; } > $out/comm_limit.txt
+rm -rf "$tmp"
 /usr/bin/python3 results/scale-2026-11-27/summarize.py
