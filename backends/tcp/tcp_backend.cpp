@@ -8,6 +8,7 @@
 #include "comm/address.hpp"
 #include "comm/connect_retry.hpp"
 #include "comm/errors.hpp"
+#include "comm/fd_limit.hpp"
 #include "comm/handshake.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/timeout.hpp"
@@ -192,6 +193,11 @@ class TcpConnector final : public Connector {
     socklen_t len = 0;
     sockaddr_storage sa = resolve(hp, len);
     FdGuard fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    // Out of descriptors: not retried (they come back only when the user closes
+    // something), and said in the line that names the limit.
+    if (fd.get() < 0 && (errno == EMFILE || errno == ENFILE))
+      throw CommError(
+          descriptor_limit_message("tcp connect to " + format_host_port(hp.host, hp.port)));
     if (fd.get() < 0) throw CommError(errno_message("socket", errno));
     int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), len);
     int err = rc == 0 ? 0 : errno;

@@ -380,6 +380,7 @@ Task<void> UcxComm::close() {
     }
     void* r = ucp_ep_close_nbx(*e, &p);
     *e = nullptr;
+    endpoint_released();
     if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;
     EventLoop& loop = worker_->loop();
     uint64_t start = EventLoop::now_ns();

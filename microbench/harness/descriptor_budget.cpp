@@ -1,0 +1,38 @@
+#include "harness/descriptor_budget.hpp"
+
+#include "comm/fd_limit.hpp"
+#include "ucx/ucx_fd_limit.hpp"
+
+namespace commbench {
+
+// Measured by scale_probe (fds_after - fds_before over the n-1 connections of a rank,
+// Open MPI, one host, 2-16 ranks): tcp 1 (the socket), ucx PLACEHOLDER.
+size_t descriptors_per_connection(const std::string& backend) {
+  if (backend == "tcp") return 1;
+  if (backend == "ucx") return 6;
+  return 0;
+}
+
+size_t descriptors_kept_free(const std::string& backend) {
+  // ucx refuses connections below its reserve; tcp keeps a few for the listener's
+  // accepts that may land while its own connects are in flight, and for the run's files.
+  return backend == "ucx" ? ucx::kDescriptorReserve : 16;
+}
+
+std::string descriptor_shortfall(const std::string& backend, size_t connections,
+                                 const std::string& what) {
+  DescriptorLimit l = descriptor_limit();
+  if (l.soft < 0) return {};
+  size_t open = open_descriptors();
+  size_t per = descriptors_per_connection(backend);
+  size_t need = open + connections * per + descriptors_kept_free(backend);
+  if (need <= static_cast<size_t>(l.soft)) return {};
+  auto show = [](long long v) { return v < 0 ? std::string("unlimited") : std::to_string(v); };
+  return what + " needs about " + std::to_string(need) + " file descriptors per rank (" +
+         std::to_string(connections) + " " + backend + " connections x " + std::to_string(per) +
+         " + " + std::to_string(open) + " open + " +
+         std::to_string(descriptors_kept_free(backend)) + " kept free), above RLIMIT_NOFILE " +
+         show(l.soft) + ": raise it with ulimit -n (hard limit " + show(l.hard) + ")";
+}
+
+}  // namespace commbench
