@@ -23,6 +23,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "comm/errors.hpp"
@@ -248,6 +249,20 @@ class AllToAll {
   CancelSource all_accepted_, stop_;
 };
 
+// One line from rank 0 for the whole job, then every rank aborts: MPI_Finalize with
+// connections half made is not safe on every backend (MPI requests still posted).
+[[noreturn]] void fail_job(Bootstrap& boot, const std::string& line) {
+  if (boot.rank() == 0) {
+    std::fprintf(stderr, "%s: error: %s\n", kProgram, line.c_str());
+    std::fflush(stderr);
+  }
+  boot.barrier();
+  // As Bootstrap::fail_here: the launcher forwards the line before the abort ends the job.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Bootstrap::abort_job(1);
+  std::exit(1);
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -369,7 +384,13 @@ int main(int argc, char** argv) {
   auto timeout = std::chrono::nanoseconds(static_cast<long long>(opts.connect_timeout_s * 1e9));
   std::string error = a2a->run(addresses, timeout);
   double a2a_s = seconds_since(t0);
-  if (!error.empty()) boot.fail_here(spec.name + " all-to-all: " + error);
+  // Every rank's step ends (bounded by --connect-timeout), so the job agrees on one line,
+  // the lowest failing rank's, instead of one per rank (a limit usually hits them all).
+  std::vector<std::string> errors = boot.allgather(error);
+  for (int r = 0; r < n; ++r)
+    if (!errors[static_cast<size_t>(r)].empty())
+      fail_job(boot, "rank " + std::to_string(r) + ": " + spec.name +
+                         " all-to-all: " + errors[static_cast<size_t>(r)]);
   Snapshot after = snapshot();
   BackendResources res = backend->resources();
   size_t held = a2a->held();

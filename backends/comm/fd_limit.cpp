@@ -1,6 +1,8 @@
 #include "comm/fd_limit.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <system_error>
@@ -14,6 +16,21 @@ size_t open_descriptors() {
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
     ++open;
   return open;
+}
+
+// Cheap on the common path: the lowest free descriptor number (what open() returns)
+// shows whether the top of the range can be near; only then is /proc/self/fd counted.
+size_t descriptors_left(size_t exact_below) {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return SIZE_MAX;
+  int probe = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (probe < 0) return 0;
+  ::close(probe);
+  auto limit = static_cast<size_t>(rl.rlim_cur);
+  auto lowest_free = static_cast<size_t>(probe);
+  if (lowest_free + exact_below < limit) return limit - lowest_free;
+  size_t open = open_descriptors();
+  return open >= limit ? 0 : limit - open;
 }
 
 namespace {

@@ -4,12 +4,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace commbench {
 
 // Descriptors this process has open (entries of /proc/self/fd; 0 if unreadable).
 size_t open_descriptors();
+
+// How many more descriptors this process may open before RLIMIT_NOFILE: exact when fewer
+// than `exact_below` are left, else at least that many; SIZE_MAX when unlimited.
+size_t descriptors_left(size_t exact_below);
 
 struct DescriptorLimit {
   long long soft = -1;  // -1: unlimited

@@ -192,12 +192,15 @@ class TcpConnector final : public Connector {
   Task<std::unique_ptr<Comm>> attempt(HostPort hp, CancelToken token, std::string& why) {
     socklen_t len = 0;
     sockaddr_storage sa = resolve(hp, len);
+    // Out of descriptors: refused while a few are left (kDescriptorReserve says why), not
+    // retried (they come back only when the user closes something), in the one line
+    // that names the limit.
+    const std::string what = "tcp connect to " + format_host_port(hp.host, hp.port);
+    if (descriptors_left(2 * kDescriptorReserve) < kDescriptorReserve)
+      throw CommError(descriptor_limit_message(what, kDescriptorReserve));
     FdGuard fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    // Out of descriptors: not retried (they come back only when the user closes
-    // something), and said in the line that names the limit.
     if (fd.get() < 0 && (errno == EMFILE || errno == ENFILE))
-      throw CommError(
-          descriptor_limit_message("tcp connect to " + format_host_port(hp.host, hp.port)));
+      throw CommError(descriptor_limit_message(what, kDescriptorReserve));
     if (fd.get() < 0) throw CommError(errno_message("socket", errno));
     int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), len);
     int err = rc == 0 ? 0 : errno;

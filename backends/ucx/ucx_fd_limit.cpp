@@ -72,19 +72,8 @@ unsigned size_async_events() {
 // takes (its connection-manager socket, TCP data lanes, the peer's accept when both
 // ends share the process) and for UCX's async thread accepting a burst meanwhile.
 //
-// Cheap on the common path: the lowest free descriptor number (what open() returns)
-// shows whether the top of the range can be near; only then is /proc/self/fd counted.
 size_t descriptors_left() {
-  rlimit rl{};
-  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return SIZE_MAX;
-  int probe = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (probe < 0) return 0;
-  ::close(probe);
-  auto limit = static_cast<size_t>(rl.rlim_cur);
-  auto lowest_free = static_cast<size_t>(probe);
-  if (lowest_free + 2 * kDescriptorReserve < limit) return limit - lowest_free;
-  size_t open = open_descriptors();
-  return open >= limit ? 0 : limit - open;
+  return commbench::descriptors_left(2 * kDescriptorReserve);
 }
 
 std::string descriptor_limit_message(const std::string& what) {

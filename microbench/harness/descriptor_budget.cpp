@@ -1,6 +1,7 @@
 #include "harness/descriptor_budget.hpp"
 
 #include "comm/fd_limit.hpp"
+#include "tcp/tcp_backend.hpp"
 #include "ucx/ucx_fd_limit.hpp"
 
 namespace commbench {
@@ -14,9 +15,10 @@ size_t descriptors_per_connection(const std::string& backend) {
 }
 
 size_t descriptors_kept_free(const std::string& backend) {
-  // ucx refuses connections below its reserve; tcp keeps a few for the listener's
-  // accepts that may land while its own connects are in flight, and for the run's files.
-  return backend == "ucx" ? ucx::kDescriptorReserve : 16;
+  // What each backend's connector leaves free (tcp_backend.hpp, ucx_fd_limit.hpp).
+  if (backend == "ucx") return ucx::kDescriptorReserve;
+  if (backend == "tcp") return tcp::kDescriptorReserve;
+  return 0;
 }
 
 std::string descriptor_shortfall(const std::string& backend, size_t connections,
