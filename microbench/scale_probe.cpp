@@ -14,6 +14,7 @@
 // CSV row per rank (kScaleColumns) and prints max and median per phase.
 //
 // Run as: mpirun -np N scale_probe --backend tcp|ucx|mpi --csv FILE (--help for the rest)
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,8 +54,12 @@ constexpr std::string_view kScaleColumns[] = {
     "benchmark", "origin", "backend", "progress", "mpi", "ranks", "run_id", "pattern",
     "pair_comms",  // mpi: the start-up construction (world | create | create_group)
     "rank", "host", "message_bytes",
-    // phase times on this rank (seconds)
+    // phase times on this rank (seconds): wall, and the CPU time of the whole process (all
+    // its threads) meanwhile -- oversubscribed, the wall time of a phase grows with the
+    // ranks sharing each core; the CPU time is what the rank itself spent
     "bootstrap_s", "setup_listen_s", "address_exchange_s", "first_all_to_all_s", "teardown_s",
+    "bootstrap_cpu_s", "setup_listen_cpu_s", "address_exchange_cpu_s", "first_all_to_all_cpu_s",
+    "teardown_cpu_s",
     // what the rank holds before its backend exists and after the all-to-all
     // (and once the listener is up: per connection = (after - listening) / (ranks - 1), so
     // the backend's fixed cost -- UCX's context and workers -- is not spread over them)
@@ -74,6 +79,13 @@ struct ProbeOptions : RunSelection {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// CPU time of the whole process, every thread (UCX's async thread, MPI's), in seconds.
+double process_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 // VmRSS of /proc/self/status in KiB (-1 if unreadable).
@@ -327,6 +339,7 @@ int main(int argc, char** argv) {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   double bootstrap_s = seconds_since(t_start);
+  double bootstrap_cpu_s = process_cpu_s();  // since the process started
   // Only rank 0 writes the CSV, but every rank must learn that it cannot.
   std::unique_ptr<CsvWriter> csv;
   std::string csv_error;
@@ -354,6 +367,7 @@ int main(int argc, char** argv) {
 
   // 2. backend + listener
   auto t0 = std::chrono::steady_clock::now();
+  double c0 = process_cpu_s();
   BackendOptions bo = opts.backend_options;
   bo.progress = spec.progress;
   std::unique_ptr<Backend> backend;
@@ -369,21 +383,23 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     boot.fail_here(std::string("cannot listen: ") + e.what());
   }
-  double listen_s = seconds_since(t0);
+  double listen_s = seconds_since(t0), listen_cpu_s = process_cpu_s() - c0;
   Snapshot listening = snapshot();
   barrier();
 
   // 3. address exchange
   t0 = std::chrono::steady_clock::now();
+  c0 = process_cpu_s();
   std::vector<std::string> addresses = boot.allgather(listener->contact_address());
-  double exchange_s = seconds_since(t0);
+  double exchange_s = seconds_since(t0), exchange_cpu_s = process_cpu_s() - c0;
   barrier();
 
   // 4. the first all-to-all
   t0 = std::chrono::steady_clock::now();
+  c0 = process_cpu_s();
   auto timeout = std::chrono::nanoseconds(static_cast<long long>(opts.connect_timeout_s * 1e9));
   std::string error = a2a->run(addresses, timeout);
-  double a2a_s = seconds_since(t0);
+  double a2a_s = seconds_since(t0), a2a_cpu_s = process_cpu_s() - c0;
   // Every rank's step ends (bounded by --connect-timeout), so the job agrees on one line,
   // the lowest failing rank's, instead of one per rank (a limit usually hits them all).
   std::vector<std::string> errors = boot.allgather(error);
@@ -398,12 +414,13 @@ int main(int argc, char** argv) {
 
   // 5. teardown
   t0 = std::chrono::steady_clock::now();
+  c0 = process_cpu_s();
   a2a->close();
   listener->stop();
   if (!loop.settle_detached(std::chrono::seconds(5)))
     std::fprintf(stderr, "%s: rank %d: %zu tasks still waiting 5 s after the close\n", kProgram,
                  rank, loop.live_detached());
-  double teardown_s = seconds_since(t0);
+  double teardown_s = seconds_since(t0), teardown_cpu_s = process_cpu_s() - c0;
   barrier();
 
   // One row per rank, gathered as JSON objects (column -> text).
@@ -438,6 +455,11 @@ int main(int argc, char** argv) {
   num("address_exchange_s", exchange_s);
   num("first_all_to_all_s", a2a_s);
   num("teardown_s", teardown_s);
+  num("bootstrap_cpu_s", bootstrap_cpu_s);
+  num("setup_listen_cpu_s", listen_cpu_s);
+  num("address_exchange_cpu_s", exchange_cpu_s);
+  num("first_all_to_all_cpu_s", a2a_cpu_s);
+  num("teardown_cpu_s", teardown_cpu_s);
   count("rss_before_kib", before.rss_kib);
   count("rss_after_kib", after.rss_kib);
   count("rss_listening_kib", listening.rss_kib);
@@ -496,9 +518,9 @@ int main(int argc, char** argv) {
     std::printf("%-24s %12s %12s\n", "#phase / per rank", "median", "max");
     for (const char* k :
          {"bootstrap_s", "setup_listen_s", "address_exchange_s", "first_all_to_all_s", "teardown_s",
-          "rss_before_kib", "rss_listening_kib", "rss_after_kib", "rss_per_connection_kib",
-          "fds_before", "fds_listening", "fds_after", "fds_per_connection", "connections",
-          "ucx_endpoints", "mpi_comms", "mpi_tags_live"}) {
+          "setup_listen_cpu_s", "first_all_to_all_cpu_s", "rss_before_kib", "rss_listening_kib",
+          "rss_after_kib", "rss_per_connection_kib", "fds_before", "fds_listening", "fds_after",
+          "fds_per_connection", "connections", "ucx_endpoints", "mpi_comms", "mpi_tags_live"}) {
       auto v = column(k);
       if (v.empty()) continue;
       std::printf("%-24s %12.6g %12.6g\n", k, median(v), *std::max_element(v.begin(), v.end()));

@@ -23,9 +23,9 @@ int TagTable::alloc() {
 std::string TagTable::exhausted_message() const {
   return "mpi backend: out of MPI tags: a rank holds at most " + std::to_string(capacity()) +
          " connection ends at once, one tag each (tags " + std::to_string(first_) + ".." +
-         std::to_string(limit_) + "; MPI_TAG_UB allows up to " + std::to_string(tag_ub_) +
-         "): close connections, or raise --backend-opt " + kMaxTagsKey + "=N (at most " +
-         std::to_string(tag_ub_ - first_ + 1) + ")";
+         std::to_string(limit_) + "; usable up to " + std::to_string(tag_ub_) +
+         ", MPI_TAG_UB capped at 2^24" + "): close connections, or raise --backend-opt " +
+         kMaxTagsKey + "=N (at most " + std::to_string(tag_ub_ - first_ + 1) + ")";
 }
 
 void TagTable::leak(int) {

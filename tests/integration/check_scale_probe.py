@@ -19,7 +19,8 @@ import sys
 COLUMNS = (
     "benchmark,origin,backend,progress,mpi,ranks,run_id,pattern,pair_comms,rank,host,"
     "message_bytes,bootstrap_s,setup_listen_s,address_exchange_s,first_all_to_all_s,"
-    "teardown_s,rss_before_kib,rss_listening_kib,rss_after_kib,rss_per_connection_kib,"
+    "teardown_s,bootstrap_cpu_s,setup_listen_cpu_s,address_exchange_cpu_s,"
+    "first_all_to_all_cpu_s,teardown_cpu_s,rss_before_kib,rss_listening_kib,rss_after_kib,rss_per_connection_kib,"
     "fds_before,fds_listening,fds_after,fds_per_connection,fd_soft_limit,fd_hard_limit,"
     "fd_soft_limit_at_start,connections,connections_initiated,connections_accepted,"
     "ucx_endpoints,mpi_comms,mpi_tags_live,mpi_tags_allocated,mpi_tag_limit,wrong,validated"
@@ -72,7 +73,8 @@ def main():
         if num("wrong") != 0 or num("validated") != 1:
             fail(f"{where}: wrong {r['wrong']}, validated {r['validated']}")
         for k in ("bootstrap_s", "setup_listen_s", "address_exchange_s", "first_all_to_all_s",
-                  "teardown_s"):
+                  "teardown_s", "bootstrap_cpu_s", "setup_listen_cpu_s", "address_exchange_cpu_s",
+                  "first_all_to_all_cpu_s", "teardown_cpu_s"):
             if not 0 <= num(k) < 300:
                 fail(f"{where}: {k} = {r[k]}")
         for k in ("rss_before_kib", "rss_listening_kib", "rss_after_kib", "fds_before",
