@@ -361,8 +361,17 @@ int main(int argc, char** argv) {
   for (const std::string& s : boot.allgather(shortfall))
     if (!s.empty()) boot.fail_all(s, 1);
 
-  auto barrier = [&] { boot.barrier(); };
-  barrier();
+  // Rank 0 notes each phase as the job leaves it (stdout, '#'), so a run that --timeout
+  // ends shows where it stood.
+  auto t_phase = std::chrono::steady_clock::now();
+  auto barrier = [&](const char* done) {
+    boot.barrier();
+    if (rank != 0) return;
+    std::printf("# %s (%.3f s)\n", done, seconds_since(t_phase));
+    std::fflush(stdout);
+    t_phase = std::chrono::steady_clock::now();
+  };
+  barrier("bootstrap done");
   Snapshot before = snapshot();
 
   // 2. backend + listener
@@ -385,14 +394,14 @@ int main(int argc, char** argv) {
   }
   double listen_s = seconds_since(t0), listen_cpu_s = process_cpu_s() - c0;
   Snapshot listening = snapshot();
-  barrier();
+  barrier("listening");
 
   // 3. address exchange
   t0 = std::chrono::steady_clock::now();
   c0 = process_cpu_s();
   std::vector<std::string> addresses = boot.allgather(listener->contact_address());
   double exchange_s = seconds_since(t0), exchange_cpu_s = process_cpu_s() - c0;
-  barrier();
+  barrier("addresses exchanged");
 
   // 4. the first all-to-all
   t0 = std::chrono::steady_clock::now();
@@ -410,7 +419,7 @@ int main(int argc, char** argv) {
   Snapshot after = snapshot();
   BackendResources res = backend->resources();
   size_t held = a2a->held();
-  barrier();
+  barrier("all-to-all done");
 
   // 5. teardown
   t0 = std::chrono::steady_clock::now();
@@ -421,7 +430,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: rank %d: %zu tasks still waiting 5 s after the close\n", kProgram,
                  rank, loop.live_detached());
   double teardown_s = seconds_since(t0), teardown_cpu_s = process_cpu_s() - c0;
-  barrier();
+  barrier("teardown done");
 
   // One row per rank, gathered as JSON objects (column -> text).
   DescriptorLimit lim = descriptor_limit(), at_start = raise_descriptor_limit();
