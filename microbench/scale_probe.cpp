@@ -301,6 +301,10 @@ int main(int argc, char** argv) {
       kProgram};
   add_selection_options(app, opts, Family::appbench);
   opts.run_timeout_s = -1;  // auto, see below
+  app.get_option("--connect-timeout")
+      ->description(
+          "Seconds the first all-to-all may take on a rank (each connect, and the "
+          "accepts from lower ranks)");
   app.get_option("--timeout")
       ->description("Abort the whole run after this many seconds (0 = no limit)")
       ->default_str("60 + 1 per rank");
