@@ -92,6 +92,17 @@ struct BackendOptions {
   std::map<std::string, std::string> extra;
 };
 
+// What a backend holds in the libraries beneath it, counted where it is made (not
+// estimated), for the scaling probe (microbench/scale_probe.cpp). -1: the backend has no
+// such thing. Process-wide where the library state is (UCX's endpoints, MPI's context).
+struct BackendResources {
+  long long ucx_endpoints = -1;  // ucp endpoints created and not yet closed
+  long long mpi_comms = -1;      // communicators the MPI context created (control, pairs, lanes)
+  long long mpi_tags_live = -1;  // incoming tags held by open connection ends
+  long long mpi_tags_allocated = -1;  // distinct tags ever handed out (high-water mark)
+  long long mpi_tag_limit = -1;       // connection ends one process may hold at once
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -107,6 +118,7 @@ class Backend {
   // its run-time query reports (a CUDA-aware MPI, UCX with the cuda memory type): the
   // GPU layer then passes device frames through instead of staging them.
   virtual bool accepts_device_memory() const { return false; }
+  virtual BackendResources resources() const { return {}; }
 };
 
 }  // namespace commbench

@@ -48,6 +48,19 @@ RankService parse_mpi_address(const std::string& address) {
   return out;
 }
 
+// --backend-opt max_tags=N (mpi_tag_table.hpp): 0 when not given.
+int parse_max_tags(const BackendOptions& options) {
+  auto it = options.extra.find(kMaxTagsKey);
+  if (it == options.extra.end()) return 0;
+  int v = 0;
+  const std::string& s = it->second;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 1)
+    throw std::invalid_argument(std::string(kMaxTagsKey) + " must be a count >= 1 (got '" + s +
+                                "')");
+  return v;
+}
+
 std::string rank_address(int rank) {
   return "mpi://" + std::to_string(rank);
 }
@@ -195,6 +208,10 @@ class MpiConnector final : public Connector {
     if (rep && rep->status == 3)
       throw ProtocolError("could not connect to " + address +
                           ": the listener refused our job token (another job's peer)");
+    // Not transient either: tags come back only when the listener's rank closes something.
+    if (rep && rep->status == 4)
+      throw CommError("could not connect to " + address + ": rank " + std::to_string(rs.rank) +
+                      " is " + ctx.tags_exhausted_message().substr(std::strlen("mpi backend: ")));
     why = rep && rep->status == 1 ? "nothing listens on service " + std::to_string(rs.service) +
                                         " of rank " + std::to_string(rs.rank)
                                   : "the listener rejected the handshake";
@@ -220,7 +237,8 @@ class MpiBackend final : public Backend {
     auto it = options.extra.find(kPairCommsKey);
     bool given = it != options.extra.end();
     PairMethod method = given ? parse_pair_method(it->second) : kDefaultPairMethod;
-    engine_ = std::make_shared<Engine>(loop, progress, Context::acquire(method, given));
+    engine_ = std::make_shared<Engine>(loop, progress,
+                                       Context::acquire(method, given, parse_max_tags(options)));
   }
   std::string scheme() const override { return "mpi"; }
   std::string progress() const override { return to_string(engine_->progress()); }
@@ -238,6 +256,15 @@ class MpiBackend final : public Backend {
   // host memcpy ever touches them. Debian's Open MPI and MPICH say no, and
   // gpu::choose_path then refuses --gpu-path pass-through.
   bool accepts_device_memory() const override { return gpu::mpi_reports_cuda_support(); }
+  BackendResources resources() const override {
+    const Context& ctx = engine_->context();
+    BackendResources r;
+    r.mpi_comms = static_cast<long long>(ctx.communicators());
+    r.mpi_tags_live = static_cast<long long>(ctx.stats().tags_live);
+    r.mpi_tags_allocated = static_cast<long long>(ctx.stats().tags_allocated);
+    r.mpi_tag_limit = ctx.tag_capacity();
+    return r;
+  }
 
  private:
   WireOptions wire_;
@@ -250,6 +277,11 @@ class MpiBackend final : public Backend {
 std::vector<SettingInfo> backend_settings() {
   std::vector<SettingInfo> s = wire_settings();
   s.push_back(pair_comms_setting());
+  s.push_back({kMaxTagsKey,
+               {},
+               "",
+               "connection ends (one MPI tag each) a rank may hold at once; default: all that "
+               "MPI_TAG_UB allows (at most 2^24); fixed per process"});
   return s;
 }
 

@@ -15,15 +15,18 @@ std::shared_ptr<Context>* g_context = nullptr;  // immortal once created (see he
 
 }  // namespace
 
-std::shared_ptr<Context> Context::acquire(PairMethod method, bool method_given) {
+std::shared_ptr<Context> Context::acquire(PairMethod method, bool method_given, int max_tags) {
   if (g_context) {
     if (method_given && (*g_context)->pair_method() != method)
       throw std::invalid_argument(std::string("pair_comms is fixed per process: already ") +
                                   to_string((*g_context)->pair_method()));
+    if (max_tags > 0 && (*g_context)->tag_capacity() != max_tags)
+      throw std::invalid_argument(std::string(kMaxTagsKey) + " is fixed per process: already " +
+                                  std::to_string((*g_context)->tag_capacity()));
     return *g_context;
   }
   ensure_mpi(MPI_THREAD_FUNNELED);
-  g_context = new std::shared_ptr<Context>(new Context(method));
+  g_context = new std::shared_ptr<Context>(new Context(method, max_tags));
   run_at_finalize([] {
     if (g_context) (*g_context)->release_communicators();
   });
@@ -67,10 +70,16 @@ int world_size() {
 }
 }  // namespace
 
-Context::Context(PairMethod method)
+// The last tag a connection end may use: MPI's bound, or fewer with max_tags.
+static int last_tag(int max_tags) {
+  int ub = tag_upper_bound();
+  return max_tags > 0 ? std::min(ub, Context::kFirstDataTag + max_tags - 1) : ub;
+}
+
+Context::Context(PairMethod method, int max_tags)
     : rank_(world_rank()),
       size_(world_size()),
-      tags_(kFirstDataTag, tag_upper_bound(), stats_),
+      tags_(kFirstDataTag, last_tag(max_tags), tag_upper_bound(), stats_),
       lanes_taken_(kLanes, static_cast<size_t>(size_), stats_) {
   static_assert(kLanes <= LaneTable::kMaxLanes);
   double t0 = MPI_Wtime();
@@ -169,6 +178,9 @@ void Context::on_connect_request(int src, std::span<const std::byte> msg) {
     rep.status = 3;
     it->second.auth.count_rejected();
   }
+  // Out of tags: refused (status 4), the connector names the limit; throwing here would
+  // end the whole rank from inside the poller.
+  if (rep.status == 0 && tags_.full()) rep.status = 4;
   if (rep.status == 0) {
     const std::string& me = it->second.auth.self_id;
     rep.id_len = static_cast<uint16_t>(std::min(me.size(), kMaxPeerId));

@@ -61,7 +61,9 @@ class Context final : private ControlHandler {
 
   // The process's context; the first call is collective over MPI_COMM_WORLD. Checks the
   // MPI thread level (initializes MPI itself if nobody did, as in unit tests).
-  static std::shared_ptr<Context> acquire(PairMethod method, bool method_given);
+  // `max_tags` > 0 caps the connection ends (tags) a rank may hold (kMaxTagsKey); fixed
+  // per process like the method.
+  static std::shared_ptr<Context> acquire(PairMethod method, bool method_given, int max_tags = 0);
   // Null until the first acquire().
   static Context* current() noexcept;
   // Frees the communicators this context duplicated, then waits for every rank (see the
@@ -74,6 +76,11 @@ class Context final : private ControlHandler {
   MPI_Comm control() const noexcept { return control_.comm(); }
   PairMethod pair_method() const noexcept { return pairs_.method; }
   const ContextStats& stats() const noexcept { return stats_; }
+  // Communicators this context created: the control duplicate, the pair communicators
+  // (1 under `world`, n under create and create_group) and the lanes.
+  size_t communicators() const noexcept { return 1 + pairs_.created + lanes_.size(); }
+  int tag_capacity() const noexcept { return tags_.capacity(); }
+  std::string tags_exhausted_message() const { return tags_.exhausted_message(); }
   void count_bare_received() noexcept { ++stats_.bare_received; }
 
   // Tags and lanes (mpi_tag_table.hpp).
@@ -110,7 +117,7 @@ class Context final : private ControlHandler {
   bool poll();
 
  private:
-  explicit Context(PairMethod method);
+  Context(PairMethod method, int max_tags);
   void on_connect_request(int src, std::span<const std::byte> msg) override;
   void on_close_notice(int src, std::span<const std::byte> msg) override;
   bool drain(Channel& ch);

@@ -39,7 +39,7 @@ struct ConnectReply {
   static constexpr uint32_t kMagic = 0x524d4243;  // "CBMR"
   uint32_t magic = kMagic;
   int32_t status = 0;  // 0 accepted, 1 no listener on that service, 2 bad request,
-                       // 3 wrong job token
+                       // 3 wrong job token, 4 the listener's rank is out of tags
   int32_t tag = 0;     // the listener end's incoming tag
   int32_t lane = 0;    // lane + 1 the listener end receives on (0: none)
   uint64_t nonce = 0;

@@ -12,14 +12,20 @@ int TagTable::alloc() {
     tag = free_.back();
     free_.pop_back();
   } else {
-    if (next_ > limit_)
-      throw CommError("mpi backend: out of tags (" + std::to_string(limit_) +
-                      " connections open at once)");
+    if (next_ > limit_) throw CommError(exhausted_message());
     tag = next_++;
     ++stats_.tags_allocated;
   }
   ++stats_.tags_live;
   return tag;
+}
+
+std::string TagTable::exhausted_message() const {
+  return "mpi backend: out of MPI tags: a rank holds at most " + std::to_string(capacity()) +
+         " connection ends at once, one tag each (tags " + std::to_string(first_) + ".." +
+         std::to_string(limit_) + "; usable up to " + std::to_string(tag_ub_) +
+         ", MPI_TAG_UB capped at 2^24" + "): close connections, or raise --backend-opt " +
+         kMaxTagsKey + "=N (at most " + std::to_string(tag_ub_ - first_ + 1) + ")";
 }
 
 void TagTable::leak(int) {

@@ -11,24 +11,37 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "mpi/mpi_stats.hpp"
 
 namespace commbench::mpi {
 
+// The tag space bounds how many connection ends one process holds at once: MPI_TAG_UB
+// (at least 32,767 by the standard; this backend uses at most 2^24 of it), or fewer with
+// --backend-opt max_tags=N (tests reach the limit with a few connections).
+inline constexpr const char* kMaxTagsKey = "max_tags";
+
 class TagTable {
  public:
-  // Tags first..limit (inclusive).
-  TagTable(int first, int limit, ContextStats& stats)
-      : next_(first), limit_(limit), stats_(stats) {}
-  int alloc();         // throws CommError when every tag is live
+  // Tags first..limit (inclusive); `tag_ub` is MPI's, for the message.
+  TagTable(int first, int limit, int tag_ub, ContextStats& stats)
+      : first_(first), next_(first), limit_(limit), tag_ub_(tag_ub), stats_(stats) {}
+  int alloc();  // throws CommError (exhausted_message()) when every tag is live
+  bool full() const noexcept { return free_.empty() && next_ > limit_; }
+  // Connection ends this process may hold at once.
+  int capacity() const noexcept { return limit_ - first_ + 1; }
+  // The one line exhaustion reads: the limit, where it comes from, the option.
+  std::string exhausted_message() const;
   void leak(int tag);  // a connect that timed out: its reply may still come on the tag
   void free(int tag);
 
  private:
+  int first_;
   int next_;
   int limit_;
+  int tag_ub_;
   std::vector<int> free_;
   ContextStats& stats_;
 };

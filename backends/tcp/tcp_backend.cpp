@@ -8,6 +8,7 @@
 #include "comm/address.hpp"
 #include "comm/connect_retry.hpp"
 #include "comm/errors.hpp"
+#include "comm/fd_limit.hpp"
 #include "comm/handshake.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/timeout.hpp"
@@ -191,7 +192,15 @@ class TcpConnector final : public Connector {
   Task<std::unique_ptr<Comm>> attempt(HostPort hp, CancelToken token, std::string& why) {
     socklen_t len = 0;
     sockaddr_storage sa = resolve(hp, len);
+    // Out of descriptors: refused while a few are left (kDescriptorReserve says why), not
+    // retried (they come back only when the user closes something), in the one line
+    // that names the limit.
+    const std::string what = "tcp connect to " + format_host_port(hp.host, hp.port);
+    if (descriptors_left(2 * kDescriptorReserve) < kDescriptorReserve)
+      throw CommError(descriptor_limit_message(what, kDescriptorReserve));
     FdGuard fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0 && (errno == EMFILE || errno == ENFILE))
+      throw CommError(descriptor_limit_message(what, kDescriptorReserve));
     if (fd.get() < 0) throw CommError(errno_message("socket", errno));
     int rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), len);
     int err = rc == 0 ? 0 : errno;

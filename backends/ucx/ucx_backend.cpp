@@ -124,6 +124,7 @@ Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h reques
   ep.field_mask |= UCP_EP_PARAM_FIELD_CONN_REQUEST;
   ep.conn_request = request;
   if (ucp_ep_create(w->handle(), &ep, &st->ep) != UCS_OK) co_return;  // peer gone already
+  endpoint_created();
   uint64_t my_tag = ls->data->new_tag();
   PeerHello hello;
   try {
@@ -240,6 +241,7 @@ class UcxConnector final : public Connector {
       why = status_message("ucp_ep_create", s);
       co_return nullptr;
     }
+    endpoint_created();
     uint64_t my_tag = data_->new_tag();
     try {
       PeerHello hello =
@@ -295,6 +297,12 @@ class UcxBackend final : public Backend {
   // gets the device pointers themselves.
   bool accepts_device_memory() const override {
     return gpu::ucx_reports_cuda_support(worker_->context());
+  }
+  // Two per connection (its connection-manager and data endpoints, ucx_worker.hpp).
+  BackendResources resources() const override {
+    BackendResources r;
+    r.ucx_endpoints = live_endpoints();
+    return r;
   }
 
  private:

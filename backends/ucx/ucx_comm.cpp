@@ -350,13 +350,39 @@ Task<void> UcxComm::read(Message& into, CancelToken token) {
   }
 }
 
+// Polls a request that has no callback until UCP completes it or 2 s have passed (a peer
+// that no longer answers), progressing `owner`: yielding for the first millisecond, then
+// napping. Polled, so giving up leaves nothing pointing into a coroutine frame.
+Task<void> UcxComm::settle(void* request, Worker& owner) {
+  EventLoop& loop = worker_->loop();
+  uint64_t start = EventLoop::now_ns();
+  while (ucp_request_check_status(request) == UCS_INPROGRESS) {
+    uint64_t waited = EventLoop::now_ns() - start;
+    if (waited > 2'000'000'000ull) co_return;
+    owner.progress();
+    if (waited < 1'000'000)
+      co_await loop.yield();
+    else
+      co_await loop.sleep_for(std::chrono::microseconds(100));
+  }
+}
+
 Task<void> UcxComm::close() {
   if (closed_) co_return;
   if (ep_->data && !ep_->failed && !peer_closed_) {
-    Op op;
-    if (post_send(kClosePacket, kClosePacketBytes, op, send_tag_) == UCS_INPROGRESS) {
-      while (!co_await worker_->wait(op, {}, {})) {
-      }
+    // Without a callback, and waited for at most as long as each flush below: the peer
+    // takes the packet only while it progresses its worker. Over shared memory a packet
+    // waits for room in the peer's FIFO (UCX_POSIX_FIFO_SIZE / UCX_SYSV_FIFO_SIZE, 64
+    // slots), so 63 close packets into a rank that sat in an MPI barrier after its own
+    // closes held every sender's close forever (scale_probe, 64 ranks on one host;
+    // with the FIFOs at 256 it passed). ucp_request_free lets UCP release an unfinished
+    // one when it ends; the data endpoint's flush below is bounded as well.
+    ucp_request_param_t p{};
+    void* r = ucp_tag_send_nbx(ep_->data, kClosePacket, kClosePacketBytes, send_tag_, &p);
+    if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
+      worker_->posted();
+      co_await settle(r, *worker_);
+      ucp_request_free(r);
     }
   }
   closed_ = true;
@@ -380,18 +406,9 @@ Task<void> UcxComm::close() {
     }
     void* r = ucp_ep_close_nbx(*e, &p);
     *e = nullptr;
+    endpoint_released();
     if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;
-    EventLoop& loop = worker_->loop();
-    uint64_t start = EventLoop::now_ns();
-    while (ucp_request_check_status(r) == UCS_INPROGRESS) {
-      uint64_t waited = EventLoop::now_ns() - start;
-      if (waited > 2'000'000'000ull) break;
-      owner.progress();
-      if (waited < 1'000'000)
-        co_await loop.yield();
-      else
-        co_await loop.sleep_for(std::chrono::microseconds(100));
-    }
+    co_await settle(r, owner);
     if (ucp_request_check_status(r) == UCS_INPROGRESS)
       owner.adopt_close(r, ep_);
     else

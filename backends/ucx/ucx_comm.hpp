@@ -67,6 +67,7 @@ class UcxComm final : public Comm {
   void give_packet(std::byte* p) { free_packets_.push_back(p); }
   [[noreturn]] void closed_error(const char* op) const;
   void release_user() noexcept;
+  Task<void> settle(void* request, Worker& owner);
   static void cancel_receive(void* self, void* request);
   static void cancel_send(void* self, void* request);
 

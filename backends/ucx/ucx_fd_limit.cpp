@@ -7,10 +7,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <system_error>
 
 #include "comm/errors.hpp"
+#include "comm/fd_limit.hpp"
 
 namespace commbench::ucx {
 
@@ -63,19 +62,6 @@ unsigned size_async_events() {
   return applied;
 }
 
-namespace {
-
-size_t count_open() {
-  std::error_code ec;
-  size_t open = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-    ++open;
-  return open;
-}
-
-}  // namespace
-
 // Why a reserve: UCX 1.13 does not survive running out of descriptors. Its TCP listener's
 // accept() failing with EMFILE left a handler behind whose descriptor number was reused,
 // then "failed to close fd N: Bad file descriptor" and "Assertion `listen_fd ==
@@ -86,29 +72,12 @@ size_t count_open() {
 // takes (its connection-manager socket, TCP data lanes, the peer's accept when both
 // ends share the process) and for UCX's async thread accepting a burst meanwhile.
 //
-// Cheap on the common path: the lowest free descriptor number (what open() returns)
-// shows whether the top of the range can be near; only then is /proc/self/fd counted.
 size_t descriptors_left() {
-  rlimit rl{};
-  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return SIZE_MAX;
-  int probe = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (probe < 0) return 0;
-  ::close(probe);
-  auto limit = static_cast<size_t>(rl.rlim_cur);
-  auto lowest_free = static_cast<size_t>(probe);
-  if (lowest_free + 2 * kDescriptorReserve < limit) return limit - lowest_free;
-  size_t open = count_open();
-  return open >= limit ? 0 : limit - open;
+  return commbench::descriptors_left(2 * kDescriptorReserve);
 }
 
 std::string descriptor_limit_message(const std::string& what) {
-  rlimit rl{};
-  getrlimit(RLIMIT_NOFILE, &rl);
-  return what + ": too few file descriptors left (" + std::to_string(count_open()) +
-         " open of RLIMIT_NOFILE " + std::to_string(rl.rlim_cur) + ", " +
-         std::to_string(kDescriptorReserve) + " kept free): raise it with ulimit -n (hard limit " +
-         (rl.rlim_max == RLIM_INFINITY ? std::string("unlimited") : std::to_string(rl.rlim_max)) +
-         ")";
+  return commbench::descriptor_limit_message(what, kDescriptorReserve);
 }
 
 }  // namespace commbench::ucx

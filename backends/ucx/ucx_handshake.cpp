@@ -123,6 +123,7 @@ void connect_data_endpoint(Worker& w, EndpointState& ep, const PeerHello& peer) 
     ep.data = nullptr;
     throw CommClosedError(status_message("ucx data endpoint", s));
   }
+  endpoint_created();
 }
 
 }  // namespace commbench::ucx

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <utility>
 
@@ -37,6 +38,20 @@ void Op::on_stream_recv(void*, ucs_status_t status, size_t length, void* user_da
   op->complete(status);
 }
 
+namespace {
+std::atomic<long long> g_live_endpoints{0};
+}  // namespace
+
+void endpoint_created() noexcept {
+  g_live_endpoints.fetch_add(1, std::memory_order_relaxed);
+}
+void endpoint_released() noexcept {
+  g_live_endpoints.fetch_sub(1, std::memory_order_relaxed);
+}
+long long live_endpoints() noexcept {
+  return g_live_endpoints.load(std::memory_order_relaxed);
+}
+
 void EndpointState::on_error(void* arg, ucp_ep_h, ucs_status_t status) noexcept {
   auto* self = static_cast<EndpointState*>(arg);
   if (self->closing || self->failed) return;
@@ -70,6 +85,7 @@ void EndpointState::force_close() noexcept {
     // endpoint is left to ucp_worker_destroy, which destroys every endpoint.
     if (&e == &data && sends_in_flight > 0) {
       e = nullptr;
+      endpoint_released();  // no longer ours: ucp_worker_destroy ends it
       return;
     }
     if (&e == &ep) {
@@ -78,6 +94,7 @@ void EndpointState::force_close() noexcept {
     }
     void* r = ucp_ep_close_nbx(e, &p);
     e = nullptr;
+    endpoint_released();
     if (auto w = owner.lock()) w->adopt_close(r, shared_from_this());
   };
   close(data, data_worker);

@@ -101,6 +101,13 @@ struct CancelHook {
 
 class Worker;
 
+// The ucp endpoints this process holds, over every worker: counted when ucp_ep_create
+// succeeds and when we give one up (ucp_ep_close_nbx, or left to ucp_worker_destroy), so
+// the scaling probe reports a count, not an estimate (Backend::resources()).
+void endpoint_created() noexcept;
+void endpoint_released() noexcept;
+long long live_endpoints() noexcept;
+
 // What an endpoint's error handler needs; kept alive by its comm and, while the endpoint
 // is being closed, by the worker, so a late callback never touches freed memory.
 //

@@ -9,8 +9,8 @@
 namespace commbench {
 
 namespace {
-bool in_schema(std::string_view c) {
-  for (auto k : kResultColumns)
+bool in_schema(CsvSchema schema, std::string_view c) {
+  for (auto k : schema)
     if (k == c) return true;
   return false;
 }
@@ -22,8 +22,13 @@ std::string quote(const std::string& v) {
 }
 }  // namespace
 
+CsvSchema result_schema() {
+  return kResultColumns;
+}
+
 ResultRow& ResultRow::set(std::string_view column, std::string value) {
-  if (!in_schema(column)) throw std::logic_error("column not in schema: " + std::string(column));
+  if (!in_schema(schema_, column))
+    throw std::logic_error("column not in schema: " + std::string(column));
   values_[std::string(column)] = std::move(value);
   return *this;
 }
@@ -40,12 +45,12 @@ ResultRow& ResultRow::set(std::string_view column, unsigned long long v) {
   return set(column, std::to_string(v));
 }
 
-CsvWriter::CsvWriter(std::string path) : path_(std::move(path)) {
+CsvWriter::CsvWriter(std::string path, CsvSchema schema) : path_(std::move(path)), schema_(schema) {
   if (path_.empty()) return;
   file_ = std::fopen((path_ + ".partial").c_str(), "w");
   if (!file_) throw std::runtime_error("cannot write " + path_ + ".partial");
   std::string header;
-  for (auto c : kResultColumns) header += (header.empty() ? "" : ",") + std::string(c);
+  for (auto c : schema_) header += (header.empty() ? "" : ",") + std::string(c);
   std::fprintf(file_, "%s\n", header.c_str());
 }
 
@@ -59,10 +64,10 @@ CsvWriter::~CsvWriter() {
 void CsvWriter::write(const ResultRow& row) {
   if (!file_) return;
   for (const auto& [k, v] : row.values())
-    if (!in_schema(k)) throw std::logic_error("column not in schema: " + k);
+    if (!in_schema(schema_, k)) throw std::logic_error("column not in schema: " + k);
   std::string line;
   bool first = true;
-  for (auto c : kResultColumns) {
+  for (auto c : schema_) {
     if (!first) line += ',';
     first = false;
     auto it = row.values().find(c);

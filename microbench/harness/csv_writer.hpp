@@ -1,28 +1,38 @@
-// Writes result rows in the schema of result_schema.hpp, plus a JSON sidecar with the
+// Writes result rows in the schema of result_schema.hpp (or another fixed column list: a
+// probe's own table, e.g. scale_probe's one row per rank), plus a JSON sidecar with the
 // run's metadata. Rows go to "<file>.partial" and the file is renamed into place only by
 // commit(), so an interrupted or failed run never leaves a CSV that looks complete.
 #pragma once
 
 #include <cstdio>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace commbench {
 
+// A fixed list of columns, in file order.
+using CsvSchema = std::span<const std::string_view>;
+CsvSchema result_schema();  // kResultColumns
+
 class ResultRow {
  public:
+  explicit ResultRow(CsvSchema schema = result_schema()) : schema_(schema) {}
   ResultRow& set(std::string_view column, std::string value);
   ResultRow& set(std::string_view column, double value);
   ResultRow& set(std::string_view column, long long value);
   ResultRow& set(std::string_view column, unsigned long long value);
-  ResultRow& set(std::string_view column, int value) { return set(column, static_cast<long long>(value)); }
+  ResultRow& set(std::string_view column, int value) {
+    return set(column, static_cast<long long>(value));
+  }
   ResultRow& set(std::string_view column, size_t value) {
     return set(column, static_cast<unsigned long long>(value));
   }
   const std::map<std::string, std::string, std::less<>>& values() const { return values_; }
 
  private:
+  CsvSchema schema_;
   std::map<std::string, std::string, std::less<>> values_;
 };
 
@@ -30,7 +40,7 @@ class CsvWriter {
  public:
   CsvWriter() = default;
   // Opens "<path>.partial"; an empty path writes nothing.
-  explicit CsvWriter(std::string path);
+  explicit CsvWriter(std::string path, CsvSchema schema = result_schema());
   ~CsvWriter();
   CsvWriter(const CsvWriter&) = delete;
   CsvWriter& operator=(const CsvWriter&) = delete;
@@ -45,6 +55,7 @@ class CsvWriter {
 
  private:
   std::string path_;
+  CsvSchema schema_ = result_schema();
   std::FILE* file_ = nullptr;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "comm/fd_limit.hpp"
 #include "harness/network_metadata.hpp"
 #include "harness/run_guard.hpp"
 #include "mpi/mpi_progress.hpp"
@@ -79,6 +80,8 @@ Json progress_thread_note(const RunSelection& selection) {
 
 Bootstrap& RunLayer::start(int& argc, char**& argv, const RunSelection& selection) {
   request_ = interface_request(selection.interface);
+  // Before MPI_Init, so MPI's own sockets have the room too (comm/fd_limit.cpp says why).
+  raise_descriptor_limit();
   boot_ = std::make_unique<Bootstrap>(argc, argv, program_, request_.value,
                                       needed_thread_level(selection));
   arm_run_timeout(boot_->program(), selection.run_timeout_s);
@@ -118,6 +121,9 @@ Json RunLayer::metadata(Json settings, const RunSelection& selection, const Even
   settings["spin_yield_after_ns"] = loop.options().spin_yield_after.count();
   settings["mpi_thread_level"] = mpi::thread_level_name(boot_->thread_level());
   settings["progress_threads"] = progress_thread_note(selection);
+  // RLIMIT_NOFILE as the launcher gave it, and as the run had it (soft raised to hard).
+  DescriptorLimit given = raise_descriptor_limit(), now = descriptor_limit();
+  settings["fd_limit"] = {{"soft_at_start", given.soft}, {"soft", now.soft}, {"hard", now.hard}};
   Json meta = collect_metadata(*boot_, argv_, run_id_, settings, load_at_start_);
   add_network_metadata(meta, *boot_, iface_,
                        boot_->rank() == 0 ? transports() : Json(Json::object()));

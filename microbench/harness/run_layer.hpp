@@ -30,7 +30,8 @@ class RunLayer {
   // an info flag and exits, then calls `resolve` (throws std::invalid_argument). Any
   // error: one line from rank 0, and exit.
   void parse(CLI::App& app, const ProgramShape& shape, const std::function<void()>& resolve);
-  // MPI up, steered to the selection's interface; the run's deadline armed.
+  // The soft descriptor limit raised to the hard one (comm/fd_limit.hpp), MPI up, steered
+  // to the selection's interface; the run's deadline armed.
   Bootstrap& start(int& argc, char**& argv, const RunSelection& selection);
   // Collective: the address every rank listens on, the loop's idle options, the run id,
   // and the job token with this rank's identity ("rank N") in selection.backend_options.auth.

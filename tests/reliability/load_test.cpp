@@ -17,6 +17,7 @@
 #include "pattern_message.hpp"
 #include "reliability_support.hpp"
 #include "runtime/when_all.hpp"
+#include "tcp/tcp_backend.hpp"
 #include "ucx/ucx_fd_limit.hpp"
 
 using namespace commbench;
@@ -239,17 +240,21 @@ INSTANTIATE_TEST_SUITE_P(DefaultPolicies, DefaultPolicyLoad,
 
 namespace {
 
-// ucx near the descriptor limit (RLIMIT_NOFILE lowered in-process): UCX 1.13 itself
-// aborts when its listener's accept() runs out of descriptors, so the backend refuses
-// while ucx::kDescriptorReserve are still free; the refused connect fails at once with
+// tcp and ucx near the descriptor limit (RLIMIT_NOFILE lowered in-process): UCX 1.13
+// itself aborts when its listener's accept() runs out of descriptors, and a tcp accept at
+// EMFILE can only back off while its peer waits, so each connector refuses while its
+// backend's kDescriptorReserve are still free; the refused connect fails at once with
 // one line naming the limit and what raises it, the process lives on, and the
-// connections made before it still carry messages. ~0.3 s.
-class UcxDescriptorLimit : public LoopFixture {
+// connections made before it still carry messages. ~0.3 s each.
+class DescriptorLimit : public LoopFixture, public ::testing::WithParamInterface<std::string> {
  protected:
-  void SetUp() override { use_backend("ucx"); }
+  void SetUp() override { use_backend(GetParam()); }
+  size_t reserve() const {
+    return GetParam() == "ucx" ? ucx::kDescriptorReserve : tcp::kDescriptorReserve;
+  }
 };
 
-TEST_F(UcxDescriptorLimit, RefusesWithOneLineNamingTheLimit) {
+TEST_P(DescriptorLimit, RefusesWithOneLineNamingTheLimit) {
   rlimit saved{};
   getrlimit(RLIMIT_NOFILE, &saved);
   std::vector<std::unique_ptr<Comm>> comms;
@@ -259,8 +264,9 @@ TEST_F(UcxDescriptorLimit, RefusesWithOneLineNamingTheLimit) {
     std::string addr = co_await listen(*backend_, echo());
     for (int i = 0; i < 3; ++i) comms.push_back(co_await connect(addr));  // warm
     rlimit low = saved;
-    // Room for a few connections (~6 descriptors each, both ends) above the reserve.
-    low.rlim_cur = open_fds() + ucx::kDescriptorReserve + 40;
+    // Room for a few connections (ucx ~6 descriptors each, tcp 2: both ends here) above
+    // the reserve.
+    low.rlim_cur = open_fds() + reserve() + 40;
     setrlimit(RLIMIT_NOFILE, &low);
     try {
       for (int i = 0; i < 100; ++i) comms.push_back(co_await connect(addr, 3s));
@@ -279,12 +285,15 @@ TEST_F(UcxDescriptorLimit, RefusesWithOneLineNamingTheLimit) {
     while (echo_.live > 0) co_await loop_.sleep_for(1ms, t);
   });
   setrlimit(RLIMIT_NOFILE, &saved);
-  std::printf("[load] ucx at RLIMIT_NOFILE: %zu connections, then: %s\n", comms.size(),
-              refusal.c_str());
+  std::printf("[load] %s at RLIMIT_NOFILE: %zu connections, then: %s\n", GetParam().c_str(),
+              comms.size(), refusal.c_str());
   EXPECT_NE(refusal.find("RLIMIT_NOFILE"), std::string::npos) << refusal;
   EXPECT_EQ(refusal.find('\n'), std::string::npos) << refusal;
   EXPECT_GT(comms.size(), 3u);  // some connected under the lowered limit
   EXPECT_EQ(wrong, 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(TcpUcx, DescriptorLimit, ::testing::Values("tcp", "ucx"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
