@@ -350,13 +350,48 @@ Task<void> UcxComm::read(Message& into, CancelToken token) {
   }
 }
 
+namespace {
+
+// Progresses `owner` until UCP finishes request `r` (posted without a callback, so nothing
+// points into a coroutine frame) or `deadline` (EventLoop::now_ns) passes; true if done.
+Task<bool> finish_polled(void* r, Worker& owner, uint64_t deadline) {
+  EventLoop& loop = owner.loop();
+  uint64_t start = EventLoop::now_ns();
+  while (ucp_request_check_status(r) == UCS_INPROGRESS) {
+    uint64_t now = EventLoop::now_ns();
+    if (now > deadline) break;
+    owner.progress();
+    if (now - start < 1'000'000)
+      co_await loop.yield();
+    else
+      co_await loop.sleep_for(std::chrono::microseconds(100));
+  }
+  co_return ucp_request_check_status(r) != UCS_INPROGRESS;
+}
+
+// How long a graceful close waits for its peer: for the close packet to leave and the
+// data endpoint to flush, then again for the connection endpoint's close.
+constexpr uint64_t kCloseWaitNs = 2'000'000'000ull;
+
+}  // namespace
+
 Task<void> UcxComm::close() {
   if (closed_) co_return;
+  const uint64_t deadline = EventLoop::now_ns() + kCloseWaitNs;
   if (ep_->data && !ep_->failed && !peer_closed_) {
-    Op op;
-    if (post_send(kClosePacket, kClosePacketBytes, op, send_tag_) == UCS_INPROGRESS) {
-      while (!co_await worker_->wait(op, {}, {})) {
-      }
+    // The close packet is polled under the deadline, not awaited: a send completes only
+    // once the transport has room for it, and on one host that room is the peer's
+    // shared-memory FIFO, which every sender to that process shares and which frees slots
+    // only as the peer progresses. A peer that has stopped progressing (gone on to MPI
+    // collectives at the end of a run) held this close, and the rank, for ever: the
+    // 40-rank merge hang. Unfinished at the deadline, the request is released to UCP
+    // (its bytes are static), and the flush below waits for it within the same deadline.
+    ucp_request_param_t p{};
+    void* r = ucp_tag_send_nbx(ep_->data, kClosePacket, kClosePacketBytes, send_tag_, &p);
+    if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
+      worker_->posted();
+      co_await finish_polled(r, *worker_, deadline);
+      ucp_request_free(r);  // now, or when UCP completes it
     }
   }
   closed_ = true;
@@ -381,21 +416,11 @@ Task<void> UcxComm::close() {
     void* r = ucp_ep_close_nbx(*e, &p);
     *e = nullptr;
     if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;
-    EventLoop& loop = worker_->loop();
-    uint64_t start = EventLoop::now_ns();
-    while (ucp_request_check_status(r) == UCS_INPROGRESS) {
-      uint64_t waited = EventLoop::now_ns() - start;
-      if (waited > 2'000'000'000ull) break;
-      owner.progress();
-      if (waited < 1'000'000)
-        co_await loop.yield();
-      else
-        co_await loop.sleep_for(std::chrono::microseconds(100));
-    }
-    if (ucp_request_check_status(r) == UCS_INPROGRESS)
-      owner.adopt_close(r, ep_);
-    else
+    uint64_t until = e == &ep_->data ? deadline : EventLoop::now_ns() + kCloseWaitNs;
+    if (co_await finish_polled(r, owner, until))
       ucp_request_free(r);
+    else
+      owner.adopt_close(r, ep_);
   }
   release_user();
 }
