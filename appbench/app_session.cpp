@@ -244,7 +244,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   }
   topo_.addresses = boot().allgather(listener_->contact_address());
   auto timeout = std::chrono::nanoseconds(static_cast<long long>(opts_.connect_timeout_s * 1e9));
-  if (topo_.is_scheduler()) scheduler_ = std::make_unique<Scheduler>(loop_, topo_);
+  if (topo_.is_scheduler()) scheduler_ = std::make_unique<Scheduler>(loop_, topo_, timeout);
   if (topo_.is_worker()) {
     WorkerOptions wo;
     wo.fetch_concurrency = opts_.fetch_concurrency;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "comm/errors.hpp"
+#include "runtime/timeout.hpp"
 
 namespace commbench::app {
 
@@ -18,12 +19,15 @@ uint64_t process_cpu_ns() {
   return ns(ru.ru_utime) + ns(ru.ru_stime);
 }
 
-Scheduler::Scheduler(EventLoop& loop, const Topology& topo)
+Scheduler::Scheduler(EventLoop& loop, const Topology& topo,
+                     std::chrono::nanoseconds goodbye_timeout)
     : loop_(loop),
       topo_(topo),
       workers_(static_cast<size_t>(topo.workers())),
       all_registered_(loop),
-      shutdown_(loop) {
+      shutdown_(loop),
+      goodbye_timeout_(goodbye_timeout),
+      workers_gone_(loop) {
   cpu_at_reset_ns_ = process_cpu_ns();
   stats_reset_ns_ = EventLoop::now_ns();
 }
@@ -41,7 +45,22 @@ Task<void> Scheduler::serve(std::unique_ptr<Channel> ch, Hello hello) {
   }
 }
 
+Task<void> Scheduler::wait_shutdown() {
+  co_await shutdown_.wait();
+  try {
+    co_await with_timeout(loop_, goodbye_timeout_,
+                          [&](CancelToken t) -> Task<void> { co_await workers_gone_.wait(t); });
+  } catch (const TimeoutError&) {
+    // A worker that never hangs up must not hold the job: its own close is bounded too.
+  }
+}
+
+void Scheduler::worker_hung_up() {
+  if (--serving_workers_ == 0 && shutdown_.is_set()) workers_gone_.set();
+}
+
 Task<void> Scheduler::serve_worker(std::unique_ptr<Channel> ch, int index) {
+  ++serving_workers_;
   WorkerSlot& slot = workers_[static_cast<size_t>(index)];
   slot.ch = std::move(ch);
   slot.alive = true;
@@ -67,6 +86,7 @@ Task<void> Scheduler::serve_worker(std::unique_ptr<Channel> ch, int index) {
   } catch (const std::exception& e) {
     why = e.what();
   }
+  worker_hung_up();                   // nothing more is read from it
   if (shutdown_.is_set()) co_return;  // workers hang up after Shutdown: expected
   c.abort();
   co_await on_worker_lost(index, why);
@@ -335,6 +355,7 @@ Task<void> Scheduler::on_worker_lost(int worker, const std::string& why) {
 
 Task<void> Scheduler::on_shutdown() {
   shutdown_.set();
+  if (serving_workers_ == 0) workers_gone_.set();
   for (auto& w : workers_) {
     if (!w.alive) continue;
     try {

@@ -4,6 +4,7 @@
 // finished graphs to the client. It moves no data itself.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -17,13 +18,21 @@ namespace commbench::app {
 
 class Scheduler {
  public:
-  Scheduler(EventLoop& loop, const Topology& topo);
+  // `goodbye_timeout`: how long wait_shutdown() waits for the workers to hang up.
+  Scheduler(EventLoop& loop, const Topology& topo,
+            std::chrono::nanoseconds goodbye_timeout = std::chrono::seconds(30));
 
   // Takes over an accepted connection whose Hello said worker or client; returns when
   // that connection ends.
   Task<void> serve(std::unique_ptr<Channel> ch, Hello hello);
-  // Completes when the client has asked for shutdown and the workers were told.
-  Task<void> wait_shutdown() { co_await shutdown_.wait(); }
+  // Completes when the client has asked for shutdown, the workers were told and every
+  // one of them has hung up (or `goodbye_timeout` passed): until then this rank keeps
+  // reading their connections. A worker's goodbye (its comm's close) may need this end
+  // to make progress before it can leave -- UCX's shared-memory FIFO of this process is
+  // shared by every sender and frees slots only as we receive -- so a scheduler that
+  // went on to the end-of-run MPI collectives at once left workers stuck in their close,
+  // the rank-0 collective waiting on them: the 40- and 64-rank ucx merge hang.
+  Task<void> wait_shutdown();
 
  private:
   enum class KeyState { waiting, processing, memory };
@@ -57,6 +66,7 @@ class Scheduler {
   Task<void> on_stats_reply(StatsReply r);
   Task<void> on_worker_lost(int worker, const std::string& why);
   Task<void> on_shutdown();
+  void worker_hung_up();  // a serve_worker loop ended
   Task<void> assign(const std::string& key);
   Task<void> fail_graph(uint64_t graph, const std::string& error);
   template <typename T>
@@ -71,6 +81,9 @@ class Scheduler {
   int registered_ = 0;
   Event all_registered_;
   Event shutdown_;
+  std::chrono::nanoseconds goodbye_timeout_;
+  int serving_workers_ = 0;  // serve_worker loops still reading their worker
+  Event workers_gone_;       // set once shutdown_ is and serving_workers_ reached 0
   Channel* client_ = nullptr;
   std::unordered_map<std::string, KeyEntry> keys_;
   std::unordered_map<uint64_t, GraphEntry> graphs_;

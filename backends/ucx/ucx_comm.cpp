@@ -350,39 +350,48 @@ Task<void> UcxComm::read(Message& into, CancelToken token) {
   }
 }
 
-// Polls a request that has no callback until UCP completes it or 2 s have passed (a peer
-// that no longer answers), progressing `owner`: yielding for the first millisecond, then
-// napping. Polled, so giving up leaves nothing pointing into a coroutine frame.
-Task<void> UcxComm::settle(void* request, Worker& owner) {
-  EventLoop& loop = worker_->loop();
+namespace {
+
+// Progresses `owner` until UCP finishes request `r` (posted without a callback, so nothing
+// points into a coroutine frame) or `deadline` (EventLoop::now_ns) passes; true if done.
+Task<bool> finish_polled(void* r, Worker& owner, uint64_t deadline) {
+  EventLoop& loop = owner.loop();
   uint64_t start = EventLoop::now_ns();
-  while (ucp_request_check_status(request) == UCS_INPROGRESS) {
-    uint64_t waited = EventLoop::now_ns() - start;
-    if (waited > 2'000'000'000ull) co_return;
+  while (ucp_request_check_status(r) == UCS_INPROGRESS) {
+    uint64_t now = EventLoop::now_ns();
+    if (now > deadline) break;
     owner.progress();
-    if (waited < 1'000'000)
+    if (now - start < 1'000'000)
       co_await loop.yield();
     else
       co_await loop.sleep_for(std::chrono::microseconds(100));
   }
+  co_return ucp_request_check_status(r) != UCS_INPROGRESS;
 }
+
+// How long a graceful close waits for its peer: for the close packet to leave and the
+// data endpoint to flush, then again for the connection endpoint's close.
+constexpr uint64_t kCloseWaitNs = 2'000'000'000ull;
+
+}  // namespace
 
 Task<void> UcxComm::close() {
   if (closed_) co_return;
+  const uint64_t deadline = EventLoop::now_ns() + kCloseWaitNs;
   if (ep_->data && !ep_->failed && !peer_closed_) {
-    // Without a callback, and waited for at most as long as each flush below: the peer
-    // takes the packet only while it progresses its worker. Over shared memory a packet
-    // waits for room in the peer's FIFO (UCX_POSIX_FIFO_SIZE / UCX_SYSV_FIFO_SIZE, 64
-    // slots), so 63 close packets into a rank that sat in an MPI barrier after its own
-    // closes held every sender's close forever (scale_probe, 64 ranks on one host;
-    // with the FIFOs at 256 it passed). ucp_request_free lets UCP release an unfinished
-    // one when it ends; the data endpoint's flush below is bounded as well.
+    // The close packet is polled under the deadline, not awaited: a send completes only
+    // once the transport has room for it, and on one host that room is the peer's
+    // shared-memory FIFO, which every sender to that process shares and which frees slots
+    // only as the peer progresses. A peer that has stopped progressing (gone on to MPI
+    // collectives at the end of a run) held this close, and the rank, for ever: the
+    // 40-rank merge hang. Unfinished at the deadline, the request is released to UCP
+    // (its bytes are static), and the flush below waits for it within the same deadline.
     ucp_request_param_t p{};
     void* r = ucp_tag_send_nbx(ep_->data, kClosePacket, kClosePacketBytes, send_tag_, &p);
     if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
       worker_->posted();
-      co_await settle(r, *worker_);
-      ucp_request_free(r);
+      co_await finish_polled(r, *worker_, deadline);
+      ucp_request_free(r);  // now, or when UCP completes it
     }
   }
   closed_ = true;
@@ -408,11 +417,11 @@ Task<void> UcxComm::close() {
     *e = nullptr;
     endpoint_released();
     if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;
-    co_await settle(r, owner);
-    if (ucp_request_check_status(r) == UCS_INPROGRESS)
-      owner.adopt_close(r, ep_);
-    else
+    uint64_t until = e == &ep_->data ? deadline : EventLoop::now_ns() + kCloseWaitNs;
+    if (co_await finish_polled(r, owner, until))
       ucp_request_free(r);
+    else
+      owner.adopt_close(r, ep_);
   }
   release_user();
 }

@@ -15,7 +15,9 @@
 // (results/quiet-2026-11-22/ab-ucx-bare, SUMMARY.md). A bare message is not copied out of
 // the receive block either: the block becomes the message's frame (unpack_bare_message).
 // A graceful close sends a 4-byte close packet before closing the endpoint, so the peer's
-// read fails with CommClosedError deterministically, after everything sent before it.
+// read fails with CommClosedError deterministically, after everything sent before it. It
+// waits for that packet and the flush at most 2 s: a peer that stopped progressing may
+// never free the slot the packet needs (backends/ucx/README.md, "Closing when...").
 #pragma once
 
 #include <memory>
@@ -67,7 +69,6 @@ class UcxComm final : public Comm {
   void give_packet(std::byte* p) { free_packets_.push_back(p); }
   [[noreturn]] void closed_error(const char* op) const;
   void release_user() noexcept;
-  Task<void> settle(void* request, Worker& owner);
   static void cancel_receive(void* self, void* request);
   static void cancel_send(void* self, void* request);
 

@@ -30,7 +30,7 @@ class SchedulerTest : public LoopFixture {
     topo_.layout = Layout::compact;  // rank 0 scheduler and client, ranks 1, 2 workers
     topo_.ranks = 1 + kWorkers;
     topo_.addresses = {"tcp://sched", "tcp://w0", "tcp://w1"};
-    scheduler_ = std::make_unique<Scheduler>(loop_, topo_);
+    scheduler_ = std::make_unique<Scheduler>(loop_, topo_, goodbye_timeout_);
   }
   void TearDown() override {
     // Every read in flight ends (CommClosedError) and its coroutine unwinds before the
@@ -104,6 +104,7 @@ class SchedulerTest : public LoopFixture {
     return TaskSpec{std::move(key), "f", std::move(deps), {}, on};
   }
 
+  std::chrono::nanoseconds goodbye_timeout_ = 5s;  // a test may shorten it before SetUp
   Topology topo_;
   ChannelSet channels_{loop_};
   std::unique_ptr<Scheduler> scheduler_;
@@ -282,8 +283,64 @@ TEST_F(SchedulerJoined, ShutdownReachesEveryWorker) {
     for (int w = 0; w < kWorkers; ++w) {
       Shutdown told = co_await next<Shutdown>(worker(w));
       (void)told;
+      co_await worker(w).comm().close();  // as Worker::message_loop does
     }
     co_await scheduler_->wait_shutdown();
+  });
+}
+
+// The scheduler's rank stays in its loop until every worker has hung up: a worker's close
+// may need the scheduler's end to progress (ucx: the shared-memory FIFO fills at ~40
+// ranks), and a scheduler that left for the end-of-run MPI collectives at once hung the
+// 40-rank ucx merge (scheduler.hpp). Before the fix wait_shutdown() returned as soon as
+// Shutdown was sent. ~60 ms.
+TEST_F(SchedulerJoined, ShutdownWaitsUntilEveryWorkerHungUp) {
+  run([&](CancelToken) -> Task<void> {
+    Shutdown bye;
+    co_await client_->send(bye);
+    for (int w = 0; w < kWorkers; ++w) {
+      Shutdown told = co_await next<Shutdown>(worker(w));
+      (void)told;
+    }
+    bool finished = false;
+    auto waiter = [&]() -> Task<void> {
+      co_await scheduler_->wait_shutdown();
+      finished = true;
+    };
+    auto workers = [&]() -> Task<void> {
+      co_await worker(0).comm().close();
+      co_await loop_.sleep_for(50ms);
+      EXPECT_FALSE(finished) << "shutdown done while worker 1 was still connected";
+      co_await worker(1).comm().close();
+    };
+    co_await when_all(waiter(), workers());
+    EXPECT_TRUE(finished);
+  });
+}
+
+// ...but a worker that never hangs up holds it only for the goodbye timeout. ~0.2 s.
+class SchedulerShortGoodbye : public SchedulerJoined {
+ protected:
+  void SetUp() override {
+    goodbye_timeout_ = 200ms;
+    SchedulerJoined::SetUp();
+  }
+};
+
+TEST_F(SchedulerShortGoodbye, ShutdownGivesUpOnAWorkerThatStays) {
+  run([&](CancelToken) -> Task<void> {
+    Shutdown bye;
+    co_await client_->send(bye);
+    for (int w = 0; w < kWorkers; ++w) {
+      Shutdown told = co_await next<Shutdown>(worker(w));
+      (void)told;
+    }
+    co_await worker(0).comm().close();  // worker 1 stays connected
+    uint64_t start = EventLoop::now_ns();
+    co_await scheduler_->wait_shutdown();
+    double waited = static_cast<double>(EventLoop::now_ns() - start) * 1e-9;
+    EXPECT_GE(waited, 0.15);
+    EXPECT_LT(waited, 3.0);
   });
 }
 
