@@ -50,7 +50,8 @@ def record(a, **fields):
 def run_probe(a, backend, np):
     out_csv = os.path.join(a.out, "probe_%s_%s%s_np%d.csv" % (a.flavor, backend, a.suffix, np))
     cmd = [os.path.join(a.build_dir, "microbench", "scale_probe"), "--backend", backend,
-           "--csv", out_csv] + a.opts
+           "--csv", out_csv] + a.opts + \
+        (["--timeout", str(a.probe_timeout)] if a.probe_timeout else [])
     t0 = time.monotonic()
     text = mpirun(a.name, a.flavor, np, cmd, timeout=a.job_timeout)
     job_s = time.monotonic() - t0
@@ -100,6 +101,9 @@ def main():
                                         "(default: every one of --ranks)")
     ap.add_argument("--backend-opt", action="append", default=[], metavar="K=V",
                     help="passed to every program (e.g. pair_comms=create, the mpi ablation)")
+    ap.add_argument("--probe-timeout", type=int,
+                    help="scale_probe's --timeout (default: its own, 60 s + 1 s per rank; "
+                         "the pair_comms=create ablation needs far more)")
     ap.add_argument("--variant", default="",
                     help="a name for this configuration (with --backend-opt): in the file "
                          "names and records, so summarize.py plots it as its own series")
