@@ -300,7 +300,7 @@ int main(int argc, char** argv) {
       "scale_probe --backend tcp|ucx|mpi",
       kProgram};
   add_selection_options(app, opts, Family::appbench);
-  opts.run_timeout_s = -1;  // auto, see below
+  opts.run_timeout_s = 0;  // armed after start-up unless given: see below
   app.get_option("--connect-timeout")
       ->description(
           "Seconds the first all-to-all may take on a rank (each connect, and the "
@@ -316,18 +316,14 @@ int main(int argc, char** argv) {
                  "Bytes of the validated message each connection carries each way")
       ->capture_default_str();
   layer.parse(app, {kProgram, false, {}, {}}, [&] {
-    bool auto_timeout = opts.run_timeout_s < 0;
-    if (auto_timeout) opts.run_timeout_s = 0;
     resolve_selection(opts, Family::appbench);
     for (const auto& spec : opts.specs)
       refuse_stalling_policy(backend_policies(spec.name, false), spec.progress, spec.name,
                              "the all-to-all (every rank connects and accepts at once)");
     opts.message_bytes = parse_size(opts.message_size);
     if (opts.message_bytes == 0) throw std::invalid_argument("--message-size must be >= 1");
-    if (auto_timeout) opts.run_timeout_s = -1;
   });
-  bool auto_timeout = opts.run_timeout_s < 0;
-  if (auto_timeout) opts.run_timeout_s = 0;
+  const bool auto_timeout = app.get_option("--timeout")->count() == 0;
   Bootstrap& boot = layer.start(argc, argv, opts);
   const int n = boot.size(), rank = boot.rank();
   // --timeout's default: 60 s plus 1 s a rank (64 ranks oversubscribed on 2 cores start

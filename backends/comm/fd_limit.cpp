@@ -65,13 +65,16 @@ DescriptorLimit raise_descriptor_limit() {
   return before;
 }
 
+std::string limit_text(long long v) {
+  return v < 0 ? std::string("unlimited") : std::to_string(v);
+}
+
 std::string descriptor_limit_message(const std::string& what, size_t kept_free) {
   DescriptorLimit l = descriptor_limit();
-  auto show = [](long long v) { return v < 0 ? std::string("unlimited") : std::to_string(v); };
   return what + ": too few file descriptors left (" + std::to_string(open_descriptors()) +
-         " open of RLIMIT_NOFILE " + show(l.soft) +
+         " open of RLIMIT_NOFILE " + limit_text(l.soft) +
          (kept_free ? ", " + std::to_string(kept_free) + " kept free" : std::string()) +
-         "): raise it with ulimit -n (hard limit " + show(l.hard) + ")";
+         "): raise it with ulimit -n (hard limit " + limit_text(l.hard) + ")";
 }
 
 }  // namespace commbench

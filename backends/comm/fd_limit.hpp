@@ -21,6 +21,8 @@ struct DescriptorLimit {
   long long hard = -1;
 };
 DescriptorLimit descriptor_limit();
+// A limit as the error lines print it: the number, or "unlimited".
+std::string limit_text(long long v);
 
 // Raises the soft RLIMIT_NOFILE to the hard limit, once per process (fd_limit.cpp says
 // why); returns the limit before the call. A later call changes nothing.

@@ -31,12 +31,11 @@ std::string descriptor_shortfall(const std::string& backend, size_t connections,
   size_t per = descriptors_per_connection(backend);
   size_t need = open + connections * per + descriptors_kept_free(backend);
   if (need <= static_cast<size_t>(l.soft)) return {};
-  auto show = [](long long v) { return v < 0 ? std::string("unlimited") : std::to_string(v); };
   return what + " needs about " + std::to_string(need) + " file descriptors per rank (" +
          std::to_string(connections) + " " + backend + " connections x " + std::to_string(per) +
          " + " + std::to_string(open) + " open + " +
          std::to_string(descriptors_kept_free(backend)) + " kept free), above RLIMIT_NOFILE " +
-         show(l.soft) + ": raise it with ulimit -n (hard limit " + show(l.hard) + ")";
+         limit_text(l.soft) + ": raise it with ulimit -n (hard limit " + limit_text(l.hard) + ")";
 }
 
 }  // namespace commbench

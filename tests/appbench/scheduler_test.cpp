@@ -120,6 +120,15 @@ class SchedulerJoined : public SchedulerTest {
     SchedulerTest::SetUp();
     run([&](CancelToken) -> Task<void> { co_await join_all(); });
   }
+  // The client says Shutdown; every worker must be told.
+  Task<void> shut_down_and_tell_every_worker() {
+    Shutdown bye;
+    co_await client_->send(bye);
+    for (int w = 0; w < kWorkers; ++w) {
+      Shutdown told = co_await next<Shutdown>(worker(w));
+      (void)told;
+    }
+  }
 };
 
 TEST_F(SchedulerTest, ClientIsReadyOnlyOnceEveryWorkerRegistered) {
@@ -278,13 +287,9 @@ TEST_F(SchedulerJoined, StatsRepliesAreMergedForTheClient) {
 
 TEST_F(SchedulerJoined, ShutdownReachesEveryWorker) {
   run([&](CancelToken) -> Task<void> {
-    Shutdown bye;
-    co_await client_->send(bye);
-    for (int w = 0; w < kWorkers; ++w) {
-      Shutdown told = co_await next<Shutdown>(worker(w));
-      (void)told;
+    co_await shut_down_and_tell_every_worker();
+    for (int w = 0; w < kWorkers; ++w)
       co_await worker(w).comm().close();  // as Worker::message_loop does
-    }
     co_await scheduler_->wait_shutdown();
   });
 }
@@ -296,12 +301,7 @@ TEST_F(SchedulerJoined, ShutdownReachesEveryWorker) {
 // Shutdown was sent. ~60 ms.
 TEST_F(SchedulerJoined, ShutdownWaitsUntilEveryWorkerHungUp) {
   run([&](CancelToken) -> Task<void> {
-    Shutdown bye;
-    co_await client_->send(bye);
-    for (int w = 0; w < kWorkers; ++w) {
-      Shutdown told = co_await next<Shutdown>(worker(w));
-      (void)told;
-    }
+    co_await shut_down_and_tell_every_worker();
     bool finished = false;
     auto waiter = [&]() -> Task<void> {
       co_await scheduler_->wait_shutdown();
@@ -329,12 +329,7 @@ class SchedulerShortGoodbye : public SchedulerJoined {
 
 TEST_F(SchedulerShortGoodbye, ShutdownGivesUpOnAWorkerThatStays) {
   run([&](CancelToken) -> Task<void> {
-    Shutdown bye;
-    co_await client_->send(bye);
-    for (int w = 0; w < kWorkers; ++w) {
-      Shutdown told = co_await next<Shutdown>(worker(w));
-      (void)told;
-    }
+    co_await shut_down_and_tell_every_worker();
     co_await worker(0).comm().close();  // worker 1 stays connected
     uint64_t start = EventLoop::now_ns();
     co_await scheduler_->wait_shutdown();
