@@ -17,6 +17,10 @@ ThreadProgress::ThreadProgress(EventLoop& loop) : handoff_(loop, "mpi-handoff") 
   ProgressThread::Hooks hooks;
   hooks.step = [this] { return step(); };
   hooks.owed = [this] { return handoff_.pending(); };
+  // Nothing in the set and nothing handed over: parks until submit() or reclaim().
+  hooks.idle = [this] {
+    return set_.empty() && submitted_.empty_seq_cst() && reclaims_.empty_seq_cst();
+  };
   thread_ = std::make_unique<ProgressThread>("mpi-progress", std::move(hooks));
 }
 
@@ -40,12 +44,14 @@ void ThreadProgress::submit(Op& op) {
   inflight_.push_back(&op);
   handoff_.expect();
   submitted_.push(&t.node);
+  if (thread_) thread_->wake();
 }
 
 void ThreadProgress::reclaim(Op& op) {
   if (op.trip.reclaim_asked) return;
   op.trip.reclaim_asked = true;
   reclaims_.push(&op.trip.reclaim);
+  if (thread_) thread_->wake();
 }
 
 void ThreadProgress::wait_reclaim_taken(Op& op) {

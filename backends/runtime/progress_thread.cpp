@@ -25,6 +25,8 @@ ProgressThread::ProgressThread(std::string name, Hooks hooks, std::chrono::nanos
 void ProgressThread::stop() {
   if (!thread_.joinable()) return;
   stopping_.store(true, std::memory_order_seq_cst);
+  parked_.store(false, std::memory_order_seq_cst);
+  parked_.notify_one();
   uint64_t one = 1;
   ssize_t w = ::write(stop_fd_, &one, sizeof one);
   (void)w;
@@ -57,8 +59,26 @@ void ProgressThread::run() {
     if ((++idle_steps & 63) != 0) continue;
     uint64_t now = EventLoop::now_ns();
     if (idle_since == 0) idle_since = now;
-    if (now - idle_since >= yield_after) sched_yield();
+    if (now - idle_since < yield_after) continue;
+    if (hooks_.idle && hooks_.idle()) {
+      park();
+      idle_since = 0;
+      continue;
+    }
+    sched_yield();
   }
+}
+
+void ProgressThread::park() {
+  // A Dekker pair with wake(): we store `parked_` and then look for work; the waker
+  // publishes work and then loads `parked_`. One of the two sees the other.
+  parked_.store(true, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!hooks_.idle() || stopping_.load(std::memory_order_seq_cst)) {
+    parked_.store(false, std::memory_order_relaxed);
+    return;
+  }
+  parked_.wait(true, std::memory_order_seq_cst);
 }
 
 }  // namespace commbench

@@ -2,7 +2,9 @@
 // two variants UCXX offers:
 //   polling   `step` runs back to back; after `yield_after` without progress every 64th
 //             empty step also yields the core, so an idle thread does not starve the ranks it
-//             shares a core with (2 cores, 2 ranks, 2 progress threads here).
+//             shares a core with (2 cores, 2 ranks, 2 progress threads here). With an
+//             `idle` hook it parks once it has been idle that long with nothing in flight,
+//             until wake(): see Hooks::idle.
 //   blocking  `step` runs until it finds nothing, then `sleep(stop_fd)` blocks until the
 //             library's descriptor or `stop_fd` is readable (the caller arms the library
 //             first and returns at once when arming says events are pending).
@@ -28,6 +30,15 @@ class ProgressThread {
     // request, and on a full machine (2 cores: two ranks' spinning threads) it waited
     // for a time slice otherwise (1 B ping-pong p50 8 ms).
     std::function<bool()> owed;
+    // Polling variant, optional: true when this thread holds nothing in flight and no
+    // request waits to be taken. After `yield_after` of that, the thread parks (a futex
+    // wait) until wake(). A thread that only yielded kept two more runnable threads on
+    // a full machine, and every other measurement in the process paid for it: MPICH,
+    // ping-pong of mpi:batched, mpi:blocking and raw-mpi with an idle mpi:thread beside
+    // them, 1 B p50 0.4-0.7 us alone, 1-4 ms in one run of four (a time slice per round
+    // trip). Inside a policy's own run something is always in flight but for
+    // microseconds, so it never parks there.
+    std::function<bool()> idle;
   };
   ProgressThread(std::string name, Hooks hooks,
                  std::chrono::nanoseconds yield_after = std::chrono::microseconds(50));
@@ -37,17 +48,28 @@ class ProgressThread {
 
   // Idempotent; after it returns the hooks are never called again.
   void stop();
+  // Any thread, after making work visible to `idle` (a sequentially consistent push):
+  // wakes a parked thread. A load when it is not parked.
+  void wake() noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (parked_.load(std::memory_order_seq_cst)) {
+      parked_.store(false, std::memory_order_seq_cst);
+      parked_.notify_one();
+    }
+  }
   // True while the blocking variant sleeps or is about to (see UCX's signal on post).
   bool asleep() const noexcept { return asleep_.load(std::memory_order_seq_cst); }
 
  private:
   void run();
+  void park();
   std::string name_;
   Hooks hooks_;
   std::chrono::nanoseconds yield_after_;
   int stop_fd_ = -1;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> asleep_{false};
+  std::atomic<bool> parked_{false};  // polling variant with `idle`: parked or about to
   std::thread thread_;
 };
 

@@ -95,7 +95,7 @@ std::byte* UcxComm::take_packet() {
 }
 
 void UcxComm::cancel_receive(void* self, void* request) {
-  ucp_request_cancel(static_cast<UcxComm*>(self)->worker_->handle(), request);
+  static_cast<UcxComm*>(self)->worker_->cancel(request);
 }
 
 void UcxComm::cancel_send(void* self, void*) {
@@ -251,7 +251,7 @@ bool UcxComm::post_receive(void* data, size_t capacity, Op& op, ucp_tag_t mask) 
   op.request = r;
   worker_->posted();
   // Nothing more comes from a failed or closed connection: only what is queued counts.
-  if (ep_->failed || closed_) ucp_request_cancel(worker_->handle(), r);
+  if (ep_->failed || closed_) worker_->cancel(r);
   ep_->pending_recv = r;
   return true;
 }
@@ -396,7 +396,7 @@ Task<void> UcxComm::close() {
   }
   closed_ = true;
   ep_->closing = true;
-  if (ep_->pending_recv) ucp_request_cancel(worker_->handle(), ep_->pending_recv);
+  if (ep_->pending_recv) worker_->cancel(ep_->pending_recv);
   // Flush the data endpoint (the close packet and all before it leave), then the
   // connection endpoint, whose closing tells the peer's error handler we are gone.
   // The requests are polled (no callback), so giving up after the deadline (a peer
@@ -438,7 +438,7 @@ void UcxComm::abort() noexcept {
   }
   closed_ = true;
   ep_->closing = true;
-  if (ep_->pending_recv) ucp_request_cancel(worker_->handle(), ep_->pending_recv);
+  if (ep_->pending_recv) worker_->cancel(ep_->pending_recv);
   ep_->force_close();
   release_user();
 }

@@ -295,6 +295,7 @@ void Worker::start_thread() {
   hooks.step = [this] {
     // Requests posted before this load are progressed by this step (see posted()).
     progressed_posts_ = posts_.load(std::memory_order_seq_cst);
+    std::lock_guard<std::mutex> lock(step_mutex_);
     return ucp_worker_progress(worker_) != 0;
   };
   hooks.owed = [h = handoff_.get()] { return h->pending(); };
@@ -313,6 +314,15 @@ void Worker::start_thread() {
   thread_ = std::make_unique<ProgressThread>("ucx-progress", std::move(hooks));
 }
 
+void Worker::cancel(void* request) noexcept {
+  if (!thread_) {
+    ucp_request_cancel(worker_, request);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(step_mutex_);
+  ucp_request_cancel(worker_, request);
+}
+
 Worker::~Worker() {
   // The progress thread goes first: from here on this thread alone touches the worker.
   if (thread_) thread_->stop();
@@ -324,7 +334,7 @@ Worker::~Worker() {
     housekeeping();
   }
   for (auto& c : closing_) {
-    ucp_request_cancel(worker_, c.request);
+    cancel(c.request);
     ucp_request_free(c.request);
   }
   closing_.clear();
@@ -353,7 +363,7 @@ void Worker::discard_unexpected() noexcept {
     if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;
     uint64_t deadline = EventLoop::now_ns() + 100'000'000ull;
     while (!op->done && EventLoop::now_ns() < deadline) ucp_worker_progress(worker_);
-    if (!op->done) ucp_request_cancel(worker_, r);
+    if (!op->done) cancel(r);
     for (int i = 0; i < 1000 && !op->done; ++i) ucp_worker_progress(worker_);
     if (!op->done) {
       (void)op.release();  // its callback may still run in ucp_worker_destroy
@@ -383,7 +393,7 @@ void Worker::housekeeping() {
       // through shared memory: progress until quiet so reads can still match it.
       auto data = st->data_worker.lock();
       if (data) data->drain();
-      if (data && st->pending_recv) ucp_request_cancel(data->handle(), st->pending_recv);
+      if (data && st->pending_recv) data->cancel(st->pending_recv);
       st->force_close();
     }
   }

@@ -30,6 +30,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,13 @@ class Worker : public std::enable_shared_from_this<Worker> {
     posts_.fetch_add(1, std::memory_order_seq_cst);
     if (thread_->asleep()) ucp_worker_signal(worker_);
   }
+  // ucp_request_cancel, made safe against the progress thread. UCX 1.13 tests a request's
+  // COMPLETED flag before it takes the worker lock, so a receive that the progress thread
+  // completed in between reached ucp_tag_exp_remove's assertion and aborted the process
+  // (transpose_sum on ucx:thread-blocking, ~1 run in 45 on a loaded machine). Every step
+  // of the progress thread holds step_mutex_, and so does this: a cancel sees the request
+  // before or after a whole step, never during one.
+  void cancel(void* request) noexcept;
   // Progress until nothing happens (bounded), e.g. before giving up on a dead peer.
   void drain() {
     for (int i = 0; i < 1000 && ucp_worker_progress(worker_) != 0; ++i) {
@@ -258,6 +266,7 @@ class Worker : public std::enable_shared_from_this<Worker> {
   std::unique_ptr<ProgressThread> thread_;  // thread policies; stopped first
   std::atomic<uint64_t> posts_{0};          // thread-blocking: requests posted (posted())
   uint64_t progressed_posts_ = 0;           // progress thread only: posts_ at its last step
+  std::mutex step_mutex_;                   // thread policies: a progress step, or a cancel
   std::vector<std::byte> address_;
   uint64_t next_tag_ = 1;
   size_t waiting_ = 0;  // coroutines suspended on a request (polling/event)
