@@ -5,9 +5,9 @@
 // human table on stdout and one CSV row per repetition.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,6 +15,7 @@
 #include "distributed/client.hpp"
 #include "distributed/functions.hpp"
 #include "distributed/topology.hpp"
+#include "harness/cli_fwd.hpp"
 #include "harness/csv_writer.hpp"
 #include "harness/run_layer.hpp"
 

@@ -7,6 +7,7 @@
 // of every chunk. Then, untimed, every partition's summary (groups, an exact checksum of
 // each key's sum and count, means checked against sum / count) is gathered to the client
 // and compared with the one counted directly from the generator.
+#include <CLI/CLI.hpp>
 #include <cstring>
 
 #include "app_session.hpp"

@@ -7,6 +7,7 @@
 // same library Debian's numpy hands Dask, so the comparison isolates the runtime. Then,
 // untimed, each block's checksum is reduced to the client and compared with the value
 // computed from the generator alone (matmul_kernels.hpp says how, without multiplying).
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstring>
 

@@ -6,6 +6,7 @@
 // partition q on worker q from the q-th piece of every chunk -- pulled from every worker
 // over the comm backend -- with a local hash join. Then, untimed, each partition's row
 // count is gathered to the client and checked against n * n * max(floor((L div n) f), 1).
+#include <CLI/CLI.hpp>
 #include <cstring>
 
 #include "app_session.hpp"

@@ -8,6 +8,7 @@
 // gathered to the client: each must be sorted, the partitions in order must not overlap,
 // and together they must be a permutation of the input (row count and a checksum of the
 // multiset of (key, payload) pairs, computed from the generator alone).
+#include <CLI/CLI.hpp>
 #include <cstring>
 
 #include "app_session.hpp"

@@ -4,6 +4,7 @@
 // the worker computing y(i, j) pulls the partner x(j, i) from its peer. Timed: submit
 // the y graph until every block is in memory. Then, untimed, each block's checksum is
 // reduced to the client and compared with the value computed from the generator.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstring>
 

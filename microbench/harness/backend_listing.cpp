@@ -1,5 +1,6 @@
 #include "harness/backend_listing.hpp"
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "comm/registry.hpp"

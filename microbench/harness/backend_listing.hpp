@@ -3,7 +3,7 @@
 // policy and --backend-opt tables, the raw baselines' table), never from a copy.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -1,11 +1,11 @@
 // Command-line options shared by pingpong and bandwidth (CLI11), with OSU-like defaults.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "harness/cli_fwd.hpp"
 #include "harness/program_info.hpp"
 #include "harness/run_selection.hpp"
 

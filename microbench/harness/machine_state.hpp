@@ -3,7 +3,7 @@
 // result is only worth as much as the state it was taken in.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "commbench_git_commit.hpp"  // generated at build time
 #include "gpu/gpu_path.hpp"

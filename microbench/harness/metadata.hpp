@@ -2,7 +2,7 @@
 // the exact command line, written as the JSON sidecar of every CSV.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

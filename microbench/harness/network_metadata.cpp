@@ -1,5 +1,7 @@
 #include "harness/network_metadata.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace commbench {
 
 namespace {

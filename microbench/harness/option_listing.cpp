@@ -1,5 +1,6 @@
 #include "harness/option_listing.hpp"
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -4,10 +4,11 @@
 // plain invocation (no launcher) works and stdout holds nothing but the answer.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "harness/cli_fwd.hpp"
 
 namespace commbench {
 

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "comm/fd_limit.hpp"
 #include "harness/network_metadata.hpp"

@@ -6,13 +6,13 @@
 // only what their family does between these steps.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/bootstrap.hpp"
+#include "harness/cli_fwd.hpp"
 #include "harness/interface.hpp"
 #include "harness/machine_state.hpp"
 #include "harness/metadata.hpp"

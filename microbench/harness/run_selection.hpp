@@ -5,11 +5,11 @@
 // CLI11 options, parsed and checked once, so an app and a microbenchmark cannot drift.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 #include "comm/comm.hpp"
+#include "harness/cli_fwd.hpp"
 #include "runtime/event_loop.hpp"
 
 namespace commbench {

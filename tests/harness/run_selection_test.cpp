@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include "comm/registry.hpp"
 #include "harness/backend_listing.hpp"
 #include "mpi/mpi_progress.hpp"
