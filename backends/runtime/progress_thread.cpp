@@ -71,9 +71,9 @@ void ProgressThread::run() {
 
 void ProgressThread::park() {
   // A Dekker pair with wake(): we store `parked_` and then look for work; the waker
-  // publishes work and then loads `parked_`. One of the two sees the other.
+  // publishes work and then loads `parked_`. All four accesses are seq_cst (`idle` loads
+  // with seq_cst), so one of the two sides sees the other.
   parked_.store(true, std::memory_order_seq_cst);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!hooks_.idle() || stopping_.load(std::memory_order_seq_cst)) {
     parked_.store(false, std::memory_order_relaxed);
     return;

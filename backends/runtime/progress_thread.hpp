@@ -48,10 +48,11 @@ class ProgressThread {
 
   // Idempotent; after it returns the hooks are never called again.
   void stop();
-  // Any thread, after making work visible to `idle` (a sequentially consistent push):
-  // wakes a parked thread. A load when it is not parked.
+  // Any thread, after making work visible to `idle` with a sequentially consistent
+  // store or read-modify-write (MpscStack::push): wakes a parked thread. A load when it is
+  // not parked. No fences: every access of the pair is seq_cst, which orders it (and TSan
+  // does not model fences).
   void wake() noexcept {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (parked_.load(std::memory_order_seq_cst)) {
       parked_.store(false, std::memory_order_seq_cst);
       parked_.notify_one();
