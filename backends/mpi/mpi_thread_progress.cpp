@@ -44,14 +44,14 @@ void ThreadProgress::submit(Op& op) {
   inflight_.push_back(&op);
   handoff_.expect();
   submitted_.push(&t.node);
-  if (thread_) thread_->wake();
+  thread_->wake();
 }
 
 void ThreadProgress::reclaim(Op& op) {
   if (op.trip.reclaim_asked) return;
   op.trip.reclaim_asked = true;
   reclaims_.push(&op.trip.reclaim);
-  if (thread_) thread_->wake();
+  thread_->wake();
 }
 
 void ThreadProgress::wait_reclaim_taken(Op& op) {

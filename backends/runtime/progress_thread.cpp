@@ -60,8 +60,7 @@ void ProgressThread::run() {
     uint64_t now = EventLoop::now_ns();
     if (idle_since == 0) idle_since = now;
     if (now - idle_since < yield_after) continue;
-    if (hooks_.idle && hooks_.idle()) {
-      park();
+    if (hooks_.idle && park()) {
       idle_since = 0;
       continue;
     }
@@ -69,16 +68,17 @@ void ProgressThread::run() {
   }
 }
 
-void ProgressThread::park() {
+bool ProgressThread::park() {
   // A Dekker pair with wake(): we store `parked_` and then look for work; the waker
   // publishes work and then loads `parked_`. All four accesses are seq_cst (`idle` loads
   // with seq_cst), so one of the two sides sees the other.
   parked_.store(true, std::memory_order_seq_cst);
   if (!hooks_.idle() || stopping_.load(std::memory_order_seq_cst)) {
     parked_.store(false, std::memory_order_relaxed);
-    return;
+    return false;
   }
   parked_.wait(true, std::memory_order_seq_cst);
+  return true;
 }
 
 }  // namespace commbench

@@ -315,11 +315,7 @@ void Worker::start_thread() {
 }
 
 void Worker::cancel(void* request) noexcept {
-  if (!thread_) {
-    ucp_request_cancel(worker_, request);
-    return;
-  }
-  std::lock_guard<std::mutex> lock(step_mutex_);
+  std::lock_guard<std::mutex> lock(step_mutex_);  // uncontended without a progress thread
   ucp_request_cancel(worker_, request);
 }
 

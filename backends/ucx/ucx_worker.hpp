@@ -266,7 +266,7 @@ class Worker : public std::enable_shared_from_this<Worker> {
   std::unique_ptr<ProgressThread> thread_;  // thread policies; stopped first
   std::atomic<uint64_t> posts_{0};          // thread-blocking: requests posted (posted())
   uint64_t progressed_posts_ = 0;           // progress thread only: posts_ at its last step
-  std::mutex step_mutex_;                   // thread policies: a progress step, or a cancel
+  std::mutex step_mutex_;                   // a progress-thread step, or a cancel
   std::vector<std::byte> address_;
   uint64_t next_tag_ = 1;
   size_t waiting_ = 0;  // coroutines suspended on a request (polling/event)
