@@ -34,10 +34,11 @@ class ProgressThread {
     // request waits to be taken. After `yield_after` of that, the thread parks (a futex
     // wait) until wake(). A thread that only yielded kept two more runnable threads on
     // a full machine, and every other measurement in the process paid for it: MPICH,
-    // ping-pong of mpi:batched, mpi:blocking and raw-mpi with an idle mpi:thread beside
-    // them, raw-mpi 1 B p50 0.3-0.4 us alone and 4 ms in one run of two (a time slice
-    // per round trip). Inside a policy's own run something is always in flight but for
-    // microseconds, so it never parks there.
+    // ping-pong of mpi:batched, mpi:blocking, mpi:thread and raw-mpi with
+    // --inject-delay 100, raw-mpi 1 B p50 4 ms (a time slice per round trip) in 5 of 30
+    // rounds, 0 of 30 once it parks (results/thread-fixes-2026-11-27). Inside a policy's
+    // own run something is always in flight but for microseconds, so it never parks
+    // there.
     std::function<bool()> idle;
   };
   ProgressThread(std::string name, Hooks hooks,
