@@ -11,8 +11,11 @@
 #include "harness/backend_listing.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/inject_delay.hpp"
+#include "harness/numeric_range.hpp"
 #include "harness/option_listing.hpp"
+#include "harness/progress_line.hpp"
 #include "harness/result_schema.hpp"
+#include "run_metrics.hpp"
 #include "runtime/spawn.hpp"
 
 namespace commbench::app {
@@ -45,18 +48,19 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
       ->capture_default_str();
   app.add_option("--preset", opts_.preset, workload.preset_help)->capture_default_str();
   const OptionRow<size_t> counts[] = {
-      {"--runs", &opts_.runs, "Timed repetitions (one CSV row each)"},
+      {"--runs", &opts_.runs, "Timed repetitions (one CSV row each)", 1},
       {"--warmup", &opts_.warmup,
        "Untimed repetitions before them: open connections and reach the steady state (at the "
        "default transpose size the first 5 runs are up to 2x slower)"},
       {"--fetch-concurrency", &opts_.fetch_concurrency,
-       "Dependency fetches in flight per worker, each on its own pooled connection"},
+       "Dependency fetches in flight per worker, each on its own pooled connection", 1},
   };
   add_option_rows(app, counts, ShowDefault::yes);
-  app.add_option("--slice-us", opts_.slice_us,
-                 "A task hands the event loop back after this many microseconds of work, so "
-                 "transfers keep moving while it computes")
-      ->capture_default_str();
+  with_range(app.add_option("--slice-us", opts_.slice_us,
+                            "A task hands the event loop back after this many microseconds of "
+                            "work, so transfers keep moving while it computes (> 0)")
+                 ->capture_default_str(),
+             0);
   // The options that name a file or a testing aid: empty = not asked for.
   const OptionRow<std::string> named[] = {
       {"--csv", &opts_.csv, "Write one tidy CSV row per repetition here (+ .json sidecar)"},
@@ -72,6 +76,10 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
        "gate catches a slower app communication path"},
   };
   add_option_rows(app, named, ShowDefault::no);
+  app.add_option("--test-corrupt-fetch", opts_.corrupt_every,
+                 "Testing aid: each worker flips one byte of every Nth value it fetches from a "
+                 "peer, as a faulty wire would, to prove that validation reports FAILED and "
+                 "the run exits 1 (0 = never)");
   add_options(app);
   layer_.parse(app, {layer_.program(), false, workload.sizes, layout_names()}, [&] {
     resolve_selection(opts_, Family::appbench);
@@ -79,9 +87,6 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
       refuse_stalling_policy(backend_policies(spec.name, false), spec.progress, spec.name,
                              "an app (workers fetch from each other at once)");
     opts_.inject_delay_ns = parse_inject_delay(opts_.inject_delay);
-    if (opts_.runs == 0) throw std::invalid_argument("--runs must be >= 1");
-    if (opts_.fetch_concurrency == 0)
-      throw std::invalid_argument("--fetch-concurrency must be >= 1");
     if (opts_.slice_us <= 0) throw std::invalid_argument("--slice-us must be > 0");
     topo_.layout = parse_layout(opts_.layout);
     if (opts_.preset != "default" && opts_.preset != "paper")
@@ -209,10 +214,12 @@ void AppSession::print_header() {
   // idle machine with a core per worker, the floor of the wall time. sched_cpu and
   // client_cpu: what the scheduler's and the client's ranks burnt meanwhile (one process
   // in the compact layout), i.e. the cost of the idle ranks' waiting policy.
-  std::printf("%5s %10s %10s %10s %10s %10s %10s %10s %10s %8s\n", "#run", "wall", "comm",
-              "comm_max", "moved", tput, "worker_cpu", "sched_cpu", "client_cpu", "wrong");
-  std::printf("%5s %10s %10s %10s %10s %10s %10s %10s %10s %8s\n", "#", "s", "s", "s", "MB", "",
-              "ms", "ms", "ms", "");
+  // comm: a worker's time with at least one transfer in flight (mean over workers),
+  // comm_max: the largest; wait: idle with a task held back only by missing inputs.
+  std::printf("%5s %10s %10s %10s %10s %10s %10s %10s %10s %10s %8s\n", "#run", "wall", "comm",
+              "comm_max", "wait", "moved", tput, "worker_cpu", "sched_cpu", "client_cpu", "wrong");
+  std::printf("%5s %10s %10s %10s %10s %10s %10s %10s %10s %10s %8s\n", "#", "s", "s", "s", "s",
+              "MB", "", "ms", "ms", "ms", "");
   std::fflush(stdout);
 }
 
@@ -252,6 +259,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
     wo.slice_ns = static_cast<uint64_t>(opts_.slice_us * 1000);
     wo.connect_timeout = timeout;
     wo.inject_delay_ns = opts_.inject_delay_ns;
+    wo.corrupt_every = opts_.corrupt_every;
     if (!opts_.test_kill.empty()) {
       auto c = opts_.test_kill.find(':');
       if (parse_u64(opts_.test_kill.substr(0, c), "worker") ==
@@ -294,6 +302,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   s["fetch_concurrency"] = opts_.fetch_concurrency;
   s["slice_us"] = opts_.slice_us;
   s["inject_delay_ns"] = opts_.inject_delay_ns;
+  s["test_corrupt_fetch_every"] = opts_.corrupt_every;
   s["max_frame_bytes"] = opts_.backend_options.limits.max_frame_bytes;
   s["max_message_bytes"] = opts_.backend_options.limits.max_message_bytes;
   s.update(settings);
@@ -310,15 +319,19 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   if (topo_.is_client()) {
     std::fputs(summary_.text(rows_throughput ? "Mrows/s" : "MB/s").c_str(), stdout);
     if (csv_) csv_->commit(sidecar_text(meta));
-    std::printf("# validation: %s (%llu wrong)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",
-                total_wrong_);
+    // A run that timed and checked nothing has nothing to pass.
+    bool passed = total_wrong_ == 0 && records_ > 0;
+    std::printf("# validation: %s (%llu wrong%s)\n", passed ? "PASSED" : "FAILED", total_wrong_,
+                records_ > 0 ? "" : ", no timed run");
     std::fflush(stdout);
   }
-  long long wrong = boot().sum(topo_.is_client() ? static_cast<long long>(total_wrong_) : 0);
+  long long wrong = boot().sum(
+      topo_.is_client() ? static_cast<long long>(total_wrong_ + (records_ > 0 ? 0 : 1)) : 0);
   return wrong == 0 ? 0 : 1;
 }
 
 Task<void> AppSession::repeat(Client& client, GraphFn graph, CheckFn check) {
+  ProgressLine line(layer_.program(), "runs", opts_.warmup + opts_.runs, topo_.is_client());
   for (size_t r = 0; r < opts_.warmup + opts_.runs; ++r) {
     std::vector<TaskSpec> tasks = graph(r);
     co_await client.stats();  // resets every worker's transfer log
@@ -334,6 +347,7 @@ Task<void> AppSession::repeat(Client& client, GraphFn graph, CheckFn check) {
     for (const auto& k : made) drop.push_back(k.key);
     for (const auto& k : checked) drop.push_back(k.key);
     co_await client.release(std::move(drop));
+    line.step(r + 1, r < opts_.warmup ? "warm-up" : "timed");
     if (r < opts_.warmup) continue;
     rec.run = r - opts_.warmup;
     rec.wall_s = static_cast<double>(stop - start) * 1e-9;
@@ -343,39 +357,26 @@ Task<void> AppSession::repeat(Client& client, GraphFn graph, CheckFn check) {
 }
 
 void AppSession::record(const RunRecord& r) {
-  double comm_s = 0, comm_max = 0;
-  unsigned long long bytes = 0;
-  uint64_t sched_cpu = 0, worker_cpu = 0;
-  std::vector<double> per_worker(static_cast<size_t>(topo_.workers()), 0.0);
-  for (const auto& w : r.stats) {
-    if (w.worker < 0) {
-      sched_cpu = w.cpu_ns;
-      continue;
-    }
-    worker_cpu = std::max(worker_cpu, w.cpu_ns);
+  RunMetrics m = compute_run_metrics(r.stats, topo_.workers());
+  for (const auto& w : r.stats)
     for (const auto& t : w.transfers) {
       summary_.add_transfer(t.from_worker, t.to_worker, t.bytes, t.duration_ns);
-      comm_s += static_cast<double>(t.duration_ns) * 1e-9;
-      bytes += t.bytes;
-      if (w.worker < topo_.workers())
-        per_worker[static_cast<size_t>(w.worker)] += t.duration_ns * 1e-9;
       if (transfer_log_)
         std::fprintf(transfer_log_, "%zu,%d,%d,%s,%llu,%.9f,%.9f,%.1f\n", r.run, t.from_worker,
                      t.to_worker, t.key.c_str(), static_cast<unsigned long long>(t.bytes),
                      t.start_ns * 1e-9, t.duration_ns * 1e-9,
                      t.duration_ns ? t.bytes * 1e3 / static_cast<double>(t.duration_ns) : 0.0);
     }
-  }
-  for (double v : per_worker) comm_max = std::max(comm_max, v);
-  double mbps = comm_s > 0 ? static_cast<double>(bytes) / comm_s / 1e6 : 0;
+  // Bytes every worker received per second in which it had a transfer in flight.
+  double mbps = m.comm_s > 0 ? static_cast<double>(m.bytes) / m.comm_s / 1e6 : 0;
   double rows_per_s = r.wall_s > 0 ? r.rows / r.wall_s : 0;
-  summary_.add_run(r.wall_s, comm_s, rows_throughput ? rows_per_s / 1e6 : mbps);
+  summary_.add_run(r.wall_s, m.comm_s, rows_throughput ? rows_per_s / 1e6 : mbps);
   total_wrong_ += r.wrong;
   ++records_;
-  std::printf("%5zu %10.4f %10.4f %10.4f %10.1f %10.2f %10.1f %10.1f %10.1f %8llu\n", r.run,
-              r.wall_s, comm_s, comm_max, static_cast<double>(bytes) / 1e6,
-              rows_throughput ? rows_per_s / 1e6 : mbps, worker_cpu * 1e-6, sched_cpu * 1e-6,
-              r.client_cpu_ns * 1e-6, r.wrong);
+  std::printf("%5zu %10.4f %10.4f %10.4f %10.4f %10.1f %10.2f %10.1f %10.1f %10.1f %8llu\n", r.run,
+              r.wall_s, m.comm_s, m.comm_s_max_worker, m.wait_s, static_cast<double>(m.bytes) / 1e6,
+              rows_throughput ? rows_per_s / 1e6 : mbps, m.worker_cpu_ns * 1e-6,
+              m.scheduler_cpu_ns * 1e-6, r.client_cpu_ns * 1e-6, r.wrong);
   std::fflush(stdout);
   if (!csv_) return;
   ResultRow row;
@@ -393,9 +394,12 @@ void AppSession::record(const RunRecord& r) {
       .set("iterations", 1)
       .set("reps", opts_.runs)
       .set("wall_s", r.wall_s)
-      .set("comm_s", comm_s)
-      .set("comm_s_max_worker", comm_max)
-      .set("bytes_moved", bytes)
+      .set("comm_s", m.comm_s)
+      .set("comm_s_max_worker", m.comm_s_max_worker)
+      .set("wait_s", m.wait_s)
+      .set("wait_s_max_worker", m.wait_s_max_worker)
+      .set("transfer_s", m.transfer_s)
+      .set("bytes_moved", m.bytes)
       .set("wrong", r.wrong)
       .set("validated", 1)
       .set("run", r.run)

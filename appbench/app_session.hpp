@@ -35,8 +35,9 @@ struct AppOptions : RunSelection {
   std::string transfer_log;
   size_t fetch_concurrency = 4;
   double slice_us = 1000;
-  std::string test_kill;     // "WORKER:TASK"
-  std::string inject_delay;  // microseconds, testing aid (harness/inject_delay.hpp)
+  std::string test_kill;       // "WORKER:TASK"
+  std::string inject_delay;    // microseconds, testing aid (harness/inject_delay.hpp)
+  uint64_t corrupt_every = 0;  // testing aid: workers flip a byte of every Nth fetched value
   uint64_t inject_delay_ns = 0;
 
   const BackendSpec& backend() const { return specs.front(); }

@@ -13,6 +13,7 @@
 #include "app_session.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
+#include "harness/numeric_range.hpp"
 #include "shuffle_tasks.hpp"
 #include "workloads/groupby_kernels.hpp"
 
@@ -65,16 +66,19 @@ int main(int argc, char** argv) {
        {{"rows_per_chunk", "--chunk-size"}, {"groups", "--groups"}},
        "default (1e6 rows per worker) | paper (1e8, the paper's merge chunk)"},
       [&](CLI::App& app) {
-        app.add_option("--chunk-size", rows,
-                       "Rows per worker (default 1000000; --preset paper: 100000000)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-        app.add_option("--groups", groups,
-                       "Distinct keys in the whole table (default: --chunk-size, a "
-                       "high-cardinality groupby -- the case Dask's split_out shuffle is for)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-        app.add_option("--key-range", key_range, "Keys are the groups spread evenly over [0, this)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 62))
-            ->capture_default_str();
+        with_range(app.add_option("--chunk-size", rows,
+                                  "Rows per worker (default 1000000; --preset paper: 100000000)"),
+                   1, uint64_t{1} << 40);
+        with_range(
+            app.add_option("--groups", groups,
+                           "Distinct keys in the whole table (default: --chunk-size, a "
+                           "high-cardinality groupby -- the case Dask's split_out shuffle is for)"),
+            1, uint64_t{1} << 40);
+        with_range(app.add_option("--key-range", key_range,
+                                  "Keys are the groups spread evenly over [0, this)")
+
+                       ->capture_default_str(),
+                   1, uint64_t{1} << 62);
       },
       [&](const AppOptions& o) {
         if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;

@@ -15,6 +15,7 @@
 #include "block_graph.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
+#include "harness/numeric_range.hpp"
 #include "workloads/matmul_kernels.hpp"
 
 using namespace commbench;
@@ -113,11 +114,13 @@ int main(int argc, char** argv) {
        "default (4096 / 1024, for a 2-core 24 GiB machine) | paper (22528 / 5632: a 4 GB "
        "matrix, the SC'22 talk's size)"},
       [&](CLI::App& app) {
-        app.add_option("-n,--size", n, "Matrix order N (default 4096; --preset paper: 22528)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
-        app.add_option("-c,--chunk", c,
-                       "Block order C; must divide N (default 1024; --preset paper: 5632)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+        with_range(
+            app.add_option("-n,--size", n, "Matrix order N (default 4096; --preset paper: 22528)"),
+            1, uint64_t{1} << 20);
+        with_range(
+            app.add_option("-c,--chunk", c,
+                           "Block order C; must divide N (default 1024; --preset paper: 5632)"),
+            1, uint64_t{1} << 20);
       },
       [&](const AppOptions& o) {
         bool paper = o.preset == "paper";

@@ -12,6 +12,7 @@
 #include "app_session.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
+#include "harness/numeric_range.hpp"
 #include "shuffle_tasks.hpp"
 #include "workloads/merge_kernels.hpp"
 
@@ -69,12 +70,14 @@ int main(int argc, char** argv) {
        {{"rows_per_chunk", "--chunk-size"}, {"frac_match", "--frac-match"}},
        "default (1e6 rows per worker) | paper (1e8, the paper's Fig. 8)"},
       [&](CLI::App& app) {
-        app.add_option("--chunk-size", rows,
-                       "Rows per worker in each table (default 1000000; "
-                       "--preset paper: 100000000)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-        app.add_option("--frac-match", frac, "Fraction of the other table's keys that match")
-            ->capture_default_str();
+        with_range(app.add_option("--chunk-size", rows,
+                                  "Rows per worker in each table (default 1000000; "
+                                  "--preset paper: 100000000)"),
+                   1, uint64_t{1} << 40);
+        with_range(
+            app.add_option("--frac-match", frac, "Fraction of the other table's keys that match")
+                ->capture_default_str(),
+            0, 1);
       },
       [&](const AppOptions& o) {
         if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;

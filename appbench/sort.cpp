@@ -14,6 +14,7 @@
 #include "app_session.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
+#include "harness/numeric_range.hpp"
 #include "shuffle_tasks.hpp"
 #include "workloads/sort_kernels.hpp"
 
@@ -71,14 +72,15 @@ int main(int argc, char** argv) {
        {{"rows_per_chunk", "--chunk-size"}},
        "default (1e6 rows per worker) | paper (1e8, the paper's merge chunk)"},
       [&](CLI::App& app) {
-        app.add_option("--chunk-size", rows,
-                       "Rows (int64 key, int64 payload) per worker (default 1000000; "
-                       "--preset paper: 100000000)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-        app.add_option("--samples", samples,
-                       "Keys sampled from every chunk to choose the splitters")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24))
-            ->capture_default_str();
+        with_range(app.add_option("--chunk-size", rows,
+                                  "Rows (int64 key, int64 payload) per worker (default 1000000; "
+                                  "--preset paper: 100000000)"),
+                   1, uint64_t{1} << 40);
+        with_range(app.add_option("--samples", samples,
+                                  "Keys sampled from every chunk to choose the splitters")
+
+                       ->capture_default_str(),
+                   1, uint64_t{1} << 24);
       },
       [&](const AppOptions& o) {
         if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;

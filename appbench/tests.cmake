@@ -111,7 +111,7 @@ endforeach()
 # Too few ranks for a layout, and a bad option: one clear line, non-zero exit.
 _appbench_test(appbench.too_few_ranks nonzero "--layout dask needs at least 3 ranks" 60
                ${_launch} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:transpose_sum> --layout dask)
-_appbench_test(appbench.bad_option nonzero "--frac-match must be in" 60
+_appbench_test(appbench.bad_option nonzero "--frac-match: must be in" 60
                $<TARGET_FILE:merge> --frac-match 2)
 
 # Bad input, one case per line: NAME RANKS APP REGEX ARGS... Each must exit non-zero with
@@ -120,10 +120,10 @@ function(_appbench_bad name np app regex)
   _appbench_test(appbench.bad_${name} nonzero "${regex}" 60
                  ${_launch} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:${app}> ${ARGN})
 endfunction()
-_appbench_bad(size_zero 3 transpose_sum "--size: Value 0 not in range" -n 0)
-_appbench_bad(chunk_zero 3 transpose_sum "--chunk: Value 0 not in range" -c 0)
+_appbench_bad(size_zero 3 transpose_sum "--size: must be in \\[1, [0-9]+\\], got 0" -n 0)
+_appbench_bad(chunk_zero 3 transpose_sum "--chunk: must be in \\[1, [0-9]+\\], got 0" -c 0)
 _appbench_bad(chunk_above_size 3 transpose_sum "--chunk \\(200\\) exceeds --size \\(100\\)" -n 100 -c 200)
-_appbench_bad(size_too_large 3 transpose_sum "--size: Value 2000000 not in range 1 to 1048576" -n 2000000)
+_appbench_bad(size_too_large 3 transpose_sum "--size: must be in \\[1, 1048576\\], got 2000000" -n 2000000)
 _appbench_bad(size_beyond_memory 3 transpose_sum "--size 1000000 needs about [0-9]+ MiB per worker; this host has" -n 1000000 -c 1000)
 _appbench_bad(unknown_preset 3 transpose_sum "unknown --preset 'huge'" --preset huge)
 _appbench_bad(unknown_layout 3 transpose_sum "unknown --layout 'ring'" --layout ring)
@@ -131,10 +131,12 @@ _appbench_bad(unknown_backend 3 transpose_sum "unknown backend 'pigeon' \\(known
 _appbench_bad(stalling_policy 3 merge "mpi:blocking stops the event loop while it waits, so an app \\(workers fetch from each other at once\\) would deadlock" --backend mpi:blocking)
 _appbench_bad(unknown_policy 3 merge "mpi has no progress policy 'telepathy' \\(known: batched, cooperative, thread, blocking\\)" --backend mpi:telepathy)
 _appbench_bad(two_backends 3 merge "--backend takes one backend in an app" --backend tcp,mpi)
-_appbench_bad(runs_zero 3 transpose_sum "--runs must be >= 1" --runs 0)
+_appbench_bad(runs_zero 3 transpose_sum "--runs: must be >= 1, got 0" --runs 0)
+_appbench_bad(runs_negative 3 transpose_sum "--runs: must be >= 1, got -1" --runs -1)
+_appbench_bad(warmup_negative 3 merge "--warmup: must be >= 0, got -1" --warmup -1)
 _appbench_bad(csv_unwritable 3 transpose_sum "cannot write /no-such-dir/x.csv" -n 64 -c 32 --runs 1 --csv /no-such-dir/x.csv)
 _appbench_bad(kill_spec 3 transpose_sum "--test-kill-worker expects WORKER:TASK" --test-kill-worker x)
-_appbench_bad(merge_rows_zero 3 merge "--chunk-size: Value 0 not in range" --chunk-size 0)
+_appbench_bad(merge_rows_zero 3 merge "--chunk-size: must be in \\[1, [0-9]+\\], got 0" --chunk-size 0)
 _appbench_bad(merge_rows_beyond_memory 3 merge "--chunk-size 100000000000 needs about [0-9]+ MiB per worker" --chunk-size 100000000000)
 _appbench_bad(merge_rows_below_workers 3 merge "must be at least the number of workers" --chunk-size 1)
 _appbench_bad(merge_frac_not_number 3 merge "Could not convert: --frac-match = abc" --frac-match abc)
@@ -148,21 +150,21 @@ set_tests_properties(appbench.bad_inject_delay PROPERTIES TIMEOUT 60)
 # The new workloads' options: zero, negative, beyond memory, a key range too small for the
 # groups, more groups than rows, more samples than rows, a matmul chunk that does not divide
 # the matrix.
-_appbench_bad(groupby_rows_zero 3 groupby "--chunk-size: Value 0 not in range" --chunk-size 0)
-_appbench_bad(groupby_rows_negative 3 groupby "--chunk-size: Value -5 not in range" --chunk-size -5)
+_appbench_bad(groupby_rows_zero 3 groupby "--chunk-size: must be in \\[1, [0-9]+\\], got 0" --chunk-size 0)
+_appbench_bad(groupby_rows_negative 3 groupby "--chunk-size: must be in \\[1, [0-9]+\\], got -5" --chunk-size -5)
 _appbench_bad(groupby_rows_beyond_memory 3 groupby "--chunk-size 100000000000 needs about [0-9]+ MiB per worker" --chunk-size 100000000000)
-_appbench_bad(groupby_groups_zero 3 groupby "--groups: Value 0 not in range" --groups 0)
-_appbench_bad(groupby_groups_negative 3 groupby "--groups: Value -1 not in range" --groups -1)
+_appbench_bad(groupby_groups_zero 3 groupby "--groups: must be in \\[1, [0-9]+\\], got 0" --groups 0)
+_appbench_bad(groupby_groups_negative 3 groupby "--groups: must be in \\[1, [0-9]+\\], got -1" --groups -1)
 _appbench_bad(groupby_key_range_too_small 3 groupby "--key-range \\(100\\) is smaller than --groups \\(1000\\)" --chunk-size 5000 --groups 1000 --key-range 100)
 _appbench_bad(groupby_groups_above_rows 3 groupby "--groups \\(50000\\) exceeds the rows of the table \\(1000 x 2 workers\\)" --chunk-size 1000 --groups 50000)
-_appbench_bad(sort_rows_zero 3 sort "--chunk-size: Value 0 not in range" --chunk-size 0)
+_appbench_bad(sort_rows_zero 3 sort "--chunk-size: must be in \\[1, [0-9]+\\], got 0" --chunk-size 0)
 _appbench_bad(sort_rows_beyond_memory 3 sort "--chunk-size 1000000000000 needs about [0-9]+ MiB per worker" --chunk-size 1000000000000)
-_appbench_bad(sort_samples_zero 3 sort "--samples: Value 0 not in range" --samples 0)
-_appbench_bad(sort_samples_negative 3 sort "--samples: Value -3 not in range" --samples -3)
+_appbench_bad(sort_samples_zero 3 sort "--samples: must be in \\[1, [0-9]+\\], got 0" --samples 0)
+_appbench_bad(sort_samples_negative 3 sort "--samples: must be in \\[1, [0-9]+\\], got -3" --samples -3)
 _appbench_bad(sort_samples_above_rows 3 sort "--samples \\(500\\) exceeds --chunk-size \\(100\\)" --chunk-size 100 --samples 500)
-_appbench_bad(matmul_size_zero 3 matmul "--size: Value 0 not in range" -n 0)
-_appbench_bad(matmul_chunk_zero 3 matmul "--chunk: Value 0 not in range" -c 0)
-_appbench_bad(matmul_chunk_negative 3 matmul "--chunk: Value -8 not in range" -c -8)
+_appbench_bad(matmul_size_zero 3 matmul "--size: must be in \\[1, [0-9]+\\], got 0" -n 0)
+_appbench_bad(matmul_chunk_zero 3 matmul "--chunk: must be in \\[1, [0-9]+\\], got 0" -c 0)
+_appbench_bad(matmul_chunk_negative 3 matmul "--chunk: must be in \\[1, [0-9]+\\], got -8" -c -8)
 _appbench_bad(matmul_chunk_not_dividing 3 matmul "--chunk \\(300\\) does not divide --size \\(1000\\)" -n 1000 -c 300)
 _appbench_bad(matmul_chunk_above_size 3 matmul "--chunk \\(2048\\) exceeds --size \\(1024\\)" -n 1024 -c 2048)
 _appbench_bad(matmul_too_many_blocks 3 matmul "--size / --chunk = 1024 blocks per dimension; at most 64" -n 1024 -c 1)
@@ -178,7 +180,7 @@ foreach(app transpose_sum merge)
 endforeach()
 add_test(NAME appbench.bad_idle_spin
          COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
-                 "--idle-spin must be >= 0" $<TARGET_FILE:transpose_sum> --idle-spin -1)
+                 "--idle-spin: must be >= 0, got -1" $<TARGET_FILE:transpose_sum> --idle-spin -1)
 add_test(NAME appbench.bad_idle_spin_value
          COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
                  "Could not convert: --idle-spin = fast" $<TARGET_FILE:merge> --idle-spin fast)
@@ -191,3 +193,32 @@ add_test(NAME appbench.limits_follow_data
                  ${CMAKE_CURRENT_BINARY_DIR}/limits -- ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3
                  $<TARGET_FILE:transpose_sum> --backend tcp -n 64 -c 32 --runs 1)
 set_tests_properties(appbench.limits_follow_data PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 120)
+
+# comm_s is wall-clock time with a transfer in flight (never above wall_s), transfer_s the
+# plain sum, wait_s the idle time waiting for inputs: 3 workers fetching concurrently
+# overlap their transfers, which the summed metric counted several times. About 3 s each.
+foreach(app transpose_sum matmul)
+  set(_m_args -n 512 -c 64 --runs 3)
+  add_test(NAME appbench.metrics_fit_the_run.${app}
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/integration/check_app_metrics.py
+                   ${CMAKE_CURRENT_BINARY_DIR}/metrics_${app} -- ${_launch} ${MPIEXEC_NUMPROC_FLAG} 4
+                   $<TARGET_FILE:${app}> --backend tcp --layout compact --timeout 100 ${_m_args})
+  set_tests_properties(appbench.metrics_fit_the_run.${app} PROPERTIES ENVIRONMENT "${_env}"
+                                                                     TIMEOUT 120)
+endforeach()
+
+# Validation is seen failing in an app: each worker flips a byte of every value it
+# fetches (--test-corrupt-fetch), and the run must exit 1 saying "validation: FAILED" with
+# wrong > 0 in every row. The apps whose check covers every byte (block checksums); merge,
+# groupby and sort check counts and sums of keys, which one flipped payload byte need not
+# change. ~3 s each.
+foreach(app transpose_sum matmul)
+  set(_c_args ${_args_${app}})
+  add_test(NAME appbench.validation_catches_corrupt_fetch.${app}
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/integration/check_validation_fails.py
+                   ${CMAKE_CURRENT_BINARY_DIR}/corrupt_${app}.csv -- ${_launch}
+                   ${MPIEXEC_NUMPROC_FLAG} 4 $<TARGET_FILE:${app}> --backend tcp --timeout 100
+                   --test-corrupt-fetch 1 ${_c_args})
+  set_tests_properties(appbench.validation_catches_corrupt_fetch.${app} PROPERTIES
+                       ENVIRONMENT "${_env}" TIMEOUT 120)
+endforeach()

@@ -12,6 +12,7 @@
 #include "block_graph.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
+#include "harness/numeric_range.hpp"
 #include "workloads/transpose_kernels.hpp"
 
 using namespace commbench;
@@ -84,12 +85,13 @@ int main(int argc, char** argv) {
        "default (8192 / 2048, for a 2-core 24 GiB machine) | paper (16384 / 4096, the "
        "paper's Fig. 7)"},
       [&](CLI::App& app) {
-        app.add_option("-n,--size", n, "Matrix order N (default 8192; --preset paper: 16384)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
-        app.add_option("-c,--chunk", c,
-                       "Block order C; N need not be a multiple (default 2048; "
-                       "paper: 4096)")
-            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+        with_range(
+            app.add_option("-n,--size", n, "Matrix order N (default 8192; --preset paper: 16384)"),
+            1, uint64_t{1} << 20);
+        with_range(app.add_option("-c,--chunk", c,
+                                  "Block order C; N need not be a multiple (default 2048; "
+                                  "paper: 4096)"),
+                   1, uint64_t{1} << 20);
       },
       [&](const AppOptions& o) {
         bool paper = o.preset == "paper";

@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
   };
   auto warm = [&](Driver& d, size_t size) { run(d, size, s.warmup_for(size)); };
   auto rep = [&](Driver& d, size_t, size_t size, size_t, Point& p) {
-    size_t n = s.iters_for(size) / o.reps;
+    size_t n = s.iters_per_rep(size);
     s.boot().barrier();  // both ranks start the repetition together
     uint64_t t0 = EventLoop::now_ns();
     p.wrong += run(d, size, n);

@@ -91,11 +91,15 @@ int main(int argc, char** argv) {
     return run_loop(d, size, [&](auto&... on) { return round_trips(r, on...); });
   };
   auto warm = [&](Driver& d, size_t size) { run(d, size, s.warmup_for(size)); };
-  auto rep = [&](Driver& d, size_t, size_t size, size_t, Point& p) {
-    size_t n = s.iters_for(size) / o.reps;
+  std::vector<double> one_way_ns;
+  auto rep = [&](Driver& d, size_t, size_t size, size_t rep_no, Point& p) {
+    size_t n = s.iters_per_rep(size);
     p.wrong += run(d, size, n);
     p.iterations += n;
     for (size_t i = 0; i < n; ++i) p.samples.push_back(static_cast<double>(samples[i]) / 2000.0);
+    one_way_ns.resize(n);
+    for (size_t i = 0; i < n; ++i) one_way_ns[i] = static_cast<double>(samples[i]) / 2.0;
+    s.record_samples(d, size, rep_no, one_way_ns.data(), n);
   };
   auto emit = [&](Driver& d, size_t size, Point& p, ResultRow& row) {
     Summary sum = summarize(p.samples);
@@ -103,10 +107,17 @@ int main(int argc, char** argv) {
         .set("latency_us_p50", sum.p50)
         .set("latency_us_avg", sum.avg)
         .set("latency_us_min", sum.min)
-        .set("latency_us_p99", sum.p99);
-    s.print_row(point_cells(size, d, {sum.p50, sum.avg, sum.min, sum.p99}, 3, o.validate, p.wrong));
+        .set("latency_us_p90", sum.p90)
+        .set("latency_us_p99", sum.p99)
+        .set("latency_us_p999", sum.p999)
+        .set("latency_us_max", sum.max);
+    s.print_row(point_cells(size, d,
+                            {sum.p50, sum.avg, sum.min, sum.p90, sum.p99, sum.p999, sum.max}, 3,
+                            o.validate, p.wrong));
   };
-  s.sweep(warm, rep, emit, {"size", "backend", "progress", "p50", "avg", "min", "p99", "wrong"},
-          {"bytes", "", "", "us", "us", "us", "us", "bytes"});
+  s.sweep(
+      warm, rep, emit,
+      {"size", "backend", "progress", "p50", "avg", "min", "p90", "p99", "p99.9", "max", "wrong"},
+      {"bytes", "", "", "us", "us", "us", "us", "us", "us", "us", "bytes"});
   return s.finish();
 }

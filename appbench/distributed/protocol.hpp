@@ -50,6 +50,7 @@ struct WorkerStats {
   uint64_t tasks = 0;
   uint64_t task_ns = 0;  // time spent inside task functions
   uint64_t cpu_ns = 0;   // process CPU time (user + system) since the reset
+  uint64_t wait_ns = 0;  // idle while a task waited only for its inputs (WaitClock)
   std::vector<TransferRecord> transfers;
 };
 

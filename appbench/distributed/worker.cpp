@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "comm/errors.hpp"
-#include "harness/inject_delay.hpp"
 #include "distributed/scheduler.hpp"
+#include "harness/inject_delay.hpp"
 #include "runtime/spawn.hpp"
 #include "runtime/when_all.hpp"
 
@@ -96,7 +96,16 @@ void Worker::on_compute(Compute c) {
   if (p->missing == 0) {
     ready_.push_back(std::move(p));
     work_.set();
+  } else {
+    p->held = true;
+    wait_clock_.block(EventLoop::now_ns());
   }
+}
+
+void Worker::release_hold(Pending& p) {
+  if (!p.held) return;
+  p.held = false;
+  wait_clock_.unblock(EventLoop::now_ns());
 }
 
 void Worker::on_release(const Release& r) {
@@ -110,6 +119,7 @@ StatsReply Worker::take_stats(uint64_t id) {
   s.task_ns = task_ns_;
   uint64_t cpu = process_cpu_ns();
   s.cpu_ns = cpu - cpu_at_reset_ns_;
+  s.wait_ns = wait_clock_.take(EventLoop::now_ns());
   s.transfers = std::move(transfers_);
   transfers_.clear();
   tasks_ = task_ns_ = 0;
@@ -141,6 +151,12 @@ Task<void> Worker::fetch(std::string key, int holder) {
     Value v;
     for (size_t i = 1; i < msg->frames.size(); ++i) v.parts.push_back(msg->frames[i]);
     v.owner = msg;  // the received frames stay where they landed: no copy
+    if (opts_.corrupt_every != 0 && ++fetches_done_ % opts_.corrupt_every == 0)
+      for (auto& part : v.parts)
+        if (part.size > 0) {
+          part.bytes()[part.size / 2] ^= std::byte{0x5a};
+          break;
+        }
     transfers_.push_back(TransferRecord{holder, index_, key, v.nbytes(),
                                         t0 - std::min(t0, stats_reset_ns_), t1 - t0});
     auto waiters = std::move(fetching_[key]);
@@ -148,6 +164,7 @@ Task<void> Worker::fetch(std::string key, int holder) {
     fetched_[key] = Fetched{std::move(v), static_cast<int>(waiters.size())};
     for (auto& w : waiters)
       if (--w->missing == 0) {
+        release_hold(*w);
         ready_.push_back(w);
         work_.set();
       }
@@ -159,6 +176,7 @@ Task<void> Worker::fetch(std::string key, int holder) {
   auto waiters = std::move(fetching_[key]);
   fetching_.erase(key);
   std::string why = fetch_error(key, holder, error);
+  for (auto& w : waiters) release_hold(*w);  // failed, not waiting: not wait time
   for (auto& w : waiters) {
     ControlMessage msg = TaskFailed{w->task.key, why, lost ? holder : -1};
     co_await report(msg);
@@ -181,7 +199,9 @@ Task<void> Worker::executor() {
     while (ready_.empty()) {
       if (stopping_) co_return;
       work_.reset();
+      wait_clock_.set_idle(true, EventLoop::now_ns());
       co_await work_.wait();
+      wait_clock_.set_idle(false, EventLoop::now_ns());
     }
     if (stopping_) co_return;
     auto p = std::move(ready_.front());

@@ -15,6 +15,7 @@
 #include "distributed/functions.hpp"
 #include "distributed/sync.hpp"
 #include "distributed/topology.hpp"
+#include "distributed/wait_clock.hpp"
 
 namespace commbench::app {
 
@@ -28,6 +29,9 @@ struct WorkerOptions {
   // Testing aid (--inject-delay): busy-wait this long before every data write to a peer
   // worker, inside the fetch the peer times as communication.
   uint64_t inject_delay_ns = 0;
+  // Testing aid (--test-corrupt-fetch): flip one byte of every Nth value fetched from a
+  // peer, so the apps' validation is seen failing end to end; 0 = never.
+  uint64_t corrupt_every = 0;
 };
 
 class Worker {
@@ -47,6 +51,7 @@ class Worker {
   struct Pending {
     Compute task;
     int missing = 0;
+    bool held = false;  // counted in wait_clock_ as held back by missing inputs
   };
   struct Fetched {
     Value value;
@@ -60,6 +65,7 @@ class Worker {
   Task<void> fetch(std::string key, int holder);
   Task<void> executor();
   Task<void> run_task(std::shared_ptr<Pending> p);
+  void release_hold(Pending& p);
   template <typename T>
   Task<void> report(const T& m) {
     return report_encoded(encode(m));
@@ -86,9 +92,11 @@ class Worker {
   Event work_;  // set when ready_ gets a task or on shutdown
   bool stopping_ = false;
   uint64_t computes_received_ = 0;
+  uint64_t fetches_done_ = 0;
 
   // Counters since the last stats request.
   std::vector<TransferRecord> transfers_;
+  WaitClock wait_clock_;
   uint64_t tasks_ = 0, task_ns_ = 0, stats_reset_ns_ = 0, cpu_at_reset_ns_ = 0;
 };
 

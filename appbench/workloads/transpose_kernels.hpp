@@ -5,7 +5,8 @@
 // x holds small integers stored as float64, so every y element is exact and the
 // checksum -- a sum of y * w(r, c) modulo 2^64 with a hash weight per position -- does not
 // depend on summation order, and catches a block that is missing, misplaced or not
-// transposed (y = x + x would pass a plain sum).
+// transposed (y = x + x would pass a plain sum). An element that is not an integer (a
+// changed low mantissa byte, which the integer part alone would hide) fails the block.
 #pragma once
 
 #include <cstddef>

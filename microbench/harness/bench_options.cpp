@@ -5,8 +5,10 @@
 #include "comm/backend_catalog.hpp"
 #include "comm/buffer.hpp"
 #include "harness/backend_listing.hpp"
+#include "harness/csv_writer.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/inject_delay.hpp"
+#include "harness/numeric_range.hpp"
 #include "harness/option_listing.hpp"
 #include "harness/sizes.hpp"
 
@@ -31,27 +33,33 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
       ->capture_default_str();
   app.add_option("-e,--max-size", o.max_size, "Largest message size (e.g. 4M, 1G)")
       ->capture_default_str();
-  app.add_option("-f,--factor", o.factor, "Multiply the size by this factor each step")
-      ->capture_default_str();
+  app.add_option("-m,--message-size", o.size_range,
+                 "OSU's size range MIN:MAX (e.g. 1:4096, 8K:4M), or MAX alone; instead of -b/-e");
+  with_range(app.add_option("-f,--factor", o.factor, "Multiply the size by this factor each step")
+                 ->capture_default_str(),
+             2);
   // The iteration counts: below --large-size, then at and above it.
   const OptionRow<size_t> counts[] = {
-      {"--iters", &o.iters,
-       pp ? "Timed round trips per size (split across --reps)"
-          : "Timed windows per size (split across --reps)"},
-      {"--iters-large", &o.iters_large, "Timed iterations at and above --large-size"},
-      {"--warmup", &o.warmup, "Untimed iterations per backend and size"},
+      {"-i,--iters", &o.iters,
+       pp ? "Timed round trips per size (split across --reps; OSU's -i)"
+          : "Timed windows per size (split across --reps; OSU's -i)",
+       1},
+      {"--iters-large", &o.iters_large, "Timed iterations at and above --large-size", 1},
+      {"-x,--warmup", &o.warmup, "Untimed iterations per backend and size (OSU's -x)"},
       {"--warmup-large", &o.warmup_large, "Untimed iterations at large sizes"},
   };
   add_option_rows(app, counts, ShowDefault::yes);
   app.add_option("--large-size", o.large_size, "Size from which the *-large counts apply")
       ->capture_default_str();
-  app.add_option("--reps", o.reps,
-                 "Repetitions per size; backends alternate between repetitions so their "
-                 "ratio is taken under the same machine state")
-      ->capture_default_str();
+  with_range(app.add_option("--reps", o.reps,
+                            "Repetitions per size; backends alternate between repetitions so "
+                            "their ratio is taken under the same machine state")
+                 ->capture_default_str(),
+             1);
   if (!pp) {
-    app.add_option("--window", o.window, "Messages in flight per window (OSU: 64)")
-        ->capture_default_str();
+    with_range(app.add_option("--window", o.window, "Messages in flight per window (OSU: 64)")
+                   ->capture_default_str(),
+               1);
     app.add_flag("--bidirectional", o.bidirectional,
                  "Both ranks send windows at once (osu_bibw's method)");
     app.add_option("--recv-buffers", o.recv_buffers,
@@ -65,12 +73,22 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                "Fill every message with a pattern and check every received byte; the "
                "'wrong' column counts mismatches (timings then include the checks)");
   app.add_option("--csv", o.csv, "Write tidy CSV rows here (and a .json metadata sidecar)");
-  app.add_option("--read-timeout", o.read_timeout_s,
-                 "Fail with one line naming the peer when nothing is received or sent for "
-                 "this many seconds (a stalled or dead peer, a link down), on every backend "
-                 "and raw baseline, instead of waiting forever; a bandwidth window may take "
-                 "its bytes at 50 MB/s on top (0 = never)")
-      ->capture_default_str();
+  app.add_option("--json", o.json,
+                 "Write the same rows as --csv here as typed JSON, with the run's metadata "
+                 "({\"rows\": [...], \"metadata\": {...}})");
+  if (pp)
+    app.add_option("--samples", o.samples,
+                   "Write every timed round trip here, one CSV row each (backend, progress, "
+                   "size_bytes, rep, iteration, ns = one-way latency: half the round trip), "
+                   "for a histogram or CDF: scripts/plot --samples FILE");
+  with_range(
+      app.add_option("--read-timeout", o.read_timeout_s,
+                     "Fail with one line naming the peer when nothing is received or sent for "
+                     "this many seconds (a stalled or dead peer, a link down), on every backend "
+                     "and raw baseline, instead of waiting forever; a bandwidth window may take "
+                     "its bytes at 50 MB/s on top (0 = never)")
+          ->capture_default_str(),
+      0);
   app.add_option("--memory", o.memory,
                  "Memory kind of both buffers: host | cuda (cudaMalloc device memory; needs a "
                  "CUDA build and a GPU; the CSV column gpu_path says how it crossed)")
@@ -93,6 +111,10 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                "Testing aid: run with -np 3; rank 2 keeps connecting to rank 1's tcp or raw-tcp "
                "listener as a stray (wrong token, wrong identity, old hello, silence) while the "
                "run goes on; the sidecar's rejected_peers counts the refusals");
+  app.add_option("--test-corrupt-payload", o.corrupt_every,
+                 "Testing aid: the sender flips one byte of every Nth message it fills with "
+                 "the validation pattern (needs --validate), as a faulty wire would, to prove "
+                 "that validation reports FAILED and the run exits 1 (0 = never)");
   app.add_option("--inject-delay", o.delay,
                  "Testing aid: sleep this many microseconds (e.g. 5) inside every coroutine "
                  "write, to prove the regression gate catches a slower backend");
@@ -131,20 +153,26 @@ void resolve_bench_options(BenchOptions& o) {
     for (const auto& spec : o.specs)
       refuse_stalling_policy(backend_policies(spec.name, true), spec.progress, spec.name,
                              "--bidirectional (both ranks send and receive at once)");
+  if (!o.size_range.empty()) {
+    auto colon = o.size_range.find(':');
+    o.max_size = o.size_range.substr(colon == std::string::npos ? 0 : colon + 1);
+    if (colon != std::string::npos) o.min_size = o.size_range.substr(0, colon);
+  }
   size_t lo = parse_size(o.min_size), hi = parse_size(o.max_size);
   o.sizes = size_sweep(lo, hi, o.factor);
   o.large_bytes = parse_size(o.large_size);
-  if (o.iters == 0 || o.iters_large == 0) throw std::invalid_argument("--iters must be >= 1");
-  if (o.reps == 0) throw std::invalid_argument("--reps must be >= 1");
+  // Each repetition times iters / reps iterations: fewer iterations than repetitions
+  // would time none and report 0 us (and validate nothing) as a result.
+  if (o.reps > o.iters)
+    throw std::invalid_argument("--reps (" + std::to_string(o.reps) + ") exceeds --iters (" +
+                                std::to_string(o.iters) + "): every repetition needs an iteration");
   if (o.reps > o.iters_large)
     throw std::invalid_argument("--reps (" + std::to_string(o.reps) + ") exceeds --iters-large (" +
                                 std::to_string(o.iters_large) + ")");
-  if (o.window == 0) throw std::invalid_argument("--window must be >= 1");
   if (o.recv_buffers != "per-message" && o.recv_buffers != "shared")
     throw std::invalid_argument("--recv-buffers must be per-message or shared (got '" +
                                 o.recv_buffers + "')");
   o.shared_recv_buffer = o.recv_buffers == "shared";
-  if (o.read_timeout_s < 0) throw std::invalid_argument("--read-timeout must be >= 0");
   parse_memory_kind(o.memory);
   if (o.send_memory.empty()) o.send_memory = o.memory;
   if (o.recv_memory.empty()) o.recv_memory = o.memory;
@@ -162,6 +190,13 @@ void resolve_bench_options(BenchOptions& o) {
   lim.max_message_bytes = lim.max_frame_bytes + kSlack;
   check_fits(o);
   o.delay_ns = parse_inject_delay(o.delay);
+  if (!o.json.empty() && !o.csv.empty() && o.json == CsvWriter::sidecar_path(o.csv))
+    throw std::invalid_argument("--json " + o.json +
+                                " is where --csv puts its metadata sidecar; "
+                                "choose another name");
+  if (o.corrupt_every > 0 && !o.validate)
+    throw std::invalid_argument(
+        "--test-corrupt-payload needs --validate (nothing checks the bytes)");
 }
 
 }  // namespace commbench

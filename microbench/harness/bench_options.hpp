@@ -20,6 +20,7 @@ struct BenchOptions : RunSelection {
   std::string min_size = "1";
   std::string max_size;  // default depends on kind
   size_t factor = 2;
+  std::string size_range;  // -m MIN:MAX (OSU), sets min_size and max_size
   size_t iters = 0, iters_large = 0, warmup = 0, warmup_large = 0;
   std::string large_size;
   size_t reps = 0;
@@ -31,14 +32,18 @@ struct BenchOptions : RunSelection {
   std::string recv_buffers = "per-message";
   bool validate = false;
   std::string csv;
+  std::string json;           // --json: the CSV's rows, typed, with the metadata
+  std::string samples;        // --samples (pingpong): every timed iteration
   double read_timeout_s = 5;  // nothing received or sent for this long fails the run; 0 = never
   std::string memory = "host";
   std::string send_memory, recv_memory;
   std::string gpu_path = "auto";  // auto | pass-through | staged (device memory only)
   std::string gpu_chunk = "1M";   // staging pipeline chunk
   std::string max_frame;
-  std::string delay;        // injected per-message delay in the coroutine driver (regression tests)
-  bool test_stray = false;  // tests only: ranks >= 2 knock on rank 1 (harness/stray_peer.hpp)
+  std::string delay;  // injected per-message delay in the coroutine driver (regression tests)
+  bool test_stray = false;
+  size_t corrupt_every = 0;  // tests only: flip a byte of every Nth filled message (pattern.hpp) //
+                             // tests only: ranks >= 2 knock on rank 1 (harness/stray_peer.hpp)
 
   // Resolved from the strings above by resolve().
   std::vector<size_t> sizes;

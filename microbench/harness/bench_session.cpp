@@ -11,6 +11,8 @@
 #include "comm/buffer.hpp"
 #include "gpu/gpu_path.hpp"
 #include "harness/metadata.hpp"
+#include "harness/pattern.hpp"
+#include "harness/progress_line.hpp"
 #include "harness/sizes.hpp"
 
 namespace commbench {
@@ -27,6 +29,7 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   CLI::App app{description, program};
   add_bench_options(app, opts_, kind);
   layer_.parse(app, bench_program_shape(program), [&] { resolve_bench_options(opts_); });
+  corrupt_every_nth_fill(opts_.corrupt_every);
   layer_.start(argc, argv, opts_);
   if (boot().size() < 2)
     boot().fail_all("needs 2 ranks (got " + std::to_string(boot().size()) +
@@ -67,9 +70,11 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   // Only rank 0 writes the CSV, but every rank must learn that it cannot: a rank left
   // alone would wait in the next collective forever.
   std::string csv_error;
-  if (boot().rank() == 0 && !opts_.csv.empty()) {
+  if (boot().rank() == 0) {
     try {
-      csv_ = std::make_unique<CsvWriter>(opts_.csv);
+      if (!opts_.csv.empty()) csv_ = std::make_unique<CsvWriter>(opts_.csv);
+      if (!opts_.json.empty()) json_ = std::make_unique<JsonRowsWriter>(opts_.json);
+      if (!opts_.samples.empty()) samples_ = std::make_unique<SampleLog>(opts_.samples);
     } catch (const std::exception& e) {
       csv_error = e.what();
     }
@@ -110,8 +115,16 @@ BenchSession::~BenchSession() = default;
 size_t BenchSession::iters_for(size_t size) const {
   return size >= opts_.large_bytes ? opts_.iters_large : opts_.iters;
 }
+size_t BenchSession::iters_per_rep(size_t size) const {
+  return iters_for(size) / opts_.reps;
+}
 size_t BenchSession::warmup_for(size_t size) const {
   return size >= opts_.large_bytes ? opts_.warmup_large : opts_.warmup;
+}
+
+void BenchSession::record_samples(const Driver& d, size_t size, size_t rep, const double* ns,
+                                  size_t n) {
+  if (samples_) samples_->add(d.backend(), d.progress(), size, rep, ns, n);
 }
 
 void BenchSession::print_row(const std::vector<std::string>& cells) {
@@ -144,6 +157,8 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
     u[0] = "#" + u[0];
     print_row(u);
   }
+  ProgressLine line(boot().program(), "sizes", opts_.sizes.size(), boot().rank() == 0);
+  size_t sizes_done = 0;
   for (size_t size : opts_.sizes) {
     // One unit that completes as a whole: a message, or a bandwidth window (raw-mpi's
     // MPI_Waitall reports nothing before the whole window is in).
@@ -183,14 +198,16 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
           .set("gpu_path", drv.gpu_path())
           .set("ranks", boot().size())
           .set("size_bytes", size)
-          .set("iterations", iters_for(size))
+          .set("iterations", iters_per_rep(size) * opts_.reps)  // what was timed
           .set("reps", opts_.reps)
           .set("validated", opts_.validate ? 1 : 0)
           .set("run_id", layer_.run_id());
       if (opts_.validate) row.set("wrong", points[d].wrong);
       emit(drv, size, points[d], row);
       if (csv_) csv_->write(row);
+      if (json_) json_->write(row);
     }
+    line.step(++sizes_done, std::to_string(size) + " B");
   }
 }
 
@@ -217,6 +234,7 @@ int BenchSession::finish() {
   settings["gpu_path_requested"] = opts_.gpu_path;
   settings["gpu_chunk_bytes"] = opts_.gpu_chunk_bytes;
   settings["inject_delay_ns"] = opts_.delay_ns;
+  settings["test_corrupt_payload_every"] = opts_.corrupt_every;
   // Before the close below: the library can only describe a live connection. Collecting
   // runs local probes that may take a while on a loaded machine: a longer silence.
   watch(std::max(opts_.read_timeout_s, 30.0));
@@ -243,7 +261,10 @@ int BenchSession::finish() {
     std::fprintf(stderr, "# rank %d: longest silence %.3f s\n", boot().rank(),
                  stall_.longest_silence_s());
   if (boot().rank() == 0) {
-    if (csv_) csv_->commit(sidecar_text(meta));
+    std::string meta_text = sidecar_text(meta);
+    if (csv_) csv_->commit(meta_text);
+    if (json_) json_->commit(meta_text);
+    if (samples_) samples_->commit();
     if (opts_.validate)
       std::printf("# validation: %s (%zu wrong bytes)\n", total_wrong_ == 0 ? "PASSED" : "FAILED",
                   total_wrong_);

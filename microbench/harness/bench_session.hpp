@@ -13,7 +13,9 @@
 #include "harness/bench_options.hpp"
 #include "harness/bootstrap.hpp"
 #include "harness/csv_writer.hpp"
+#include "harness/json_rows.hpp"
 #include "harness/run_layer.hpp"
+#include "harness/sample_log.hpp"
 #include "harness/stall_watchdog.hpp"
 #include "runtime/event_loop.hpp"
 
@@ -41,6 +43,9 @@ class BenchSession {
   std::vector<std::unique_ptr<Driver>>& drivers() { return drivers_; }
 
   size_t iters_for(size_t size) const;
+  // What one repetition times: iters_for(size) split across --reps (never 0: the options
+  // refuse fewer iterations than repetitions).
+  size_t iters_per_rep(size_t size) const;
   size_t warmup_for(size_t size) const;
 
   // For each size: warm up every driver, then `reps` rounds in which every driver runs
@@ -55,6 +60,9 @@ class BenchSession {
              const std::vector<std::string>& table_columns,
              const std::vector<std::string>& table_units);
 
+  // --samples: one repetition's timed iterations (rank 0; nothing without the option).
+  void record_samples(const Driver& d, size_t size, size_t rep, const double* ns, size_t n);
+
   // Prints one line of the human table (rank 0).
   void print_row(const std::vector<std::string>& cells);
   // Finishes: commits the CSV with metadata; returns the process exit code.
@@ -66,7 +74,9 @@ class BenchSession {
   EventLoop loop_;
   std::vector<std::unique_ptr<Driver>> drivers_;
   std::unique_ptr<DriverEnv> env_;
-  std::unique_ptr<CsvWriter> csv_;  // rank 0 with --csv only
+  std::unique_ptr<CsvWriter> csv_;        // rank 0 with --csv only
+  std::unique_ptr<JsonRowsWriter> json_;  // rank 0 with --json only
+  std::unique_ptr<SampleLog> samples_;    // rank 0 with --samples only
   // Ranks 0 and 1: ends the run with one line naming the peer when nothing moves for
   // --read-timeout (+ grace), wherever the run blocks (raw baselines, MPI collectives).
   StallWatchdog stall_;

@@ -6,4 +6,5 @@
 
 namespace CLI {
 class App;
+class Option;
 }  // namespace CLI

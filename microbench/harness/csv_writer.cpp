@@ -30,19 +30,25 @@ ResultRow& ResultRow::set(std::string_view column, std::string value) {
   if (!in_schema(schema_, column))
     throw std::logic_error("column not in schema: " + std::string(column));
   values_[std::string(column)] = std::move(value);
+  if (auto it = numeric_.find(column); it != numeric_.end()) numeric_.erase(it);
+  return *this;
+}
+ResultRow& ResultRow::set_number(std::string_view column, std::string text) {
+  set(column, std::move(text));
+  numeric_.insert(std::string(column));
   return *this;
 }
 ResultRow& ResultRow::set(std::string_view column, double v) {
   char buf[64];
-  if (std::isnan(v)) return set(column, std::string());
+  if (!std::isfinite(v)) return set(column, std::string());  // empty cell, JSON null
   std::snprintf(buf, sizeof buf, "%.6g", v);
-  return set(column, std::string(buf));
+  return set_number(column, buf);
 }
 ResultRow& ResultRow::set(std::string_view column, long long v) {
-  return set(column, std::to_string(v));
+  return set_number(column, std::to_string(v));
 }
 ResultRow& ResultRow::set(std::string_view column, unsigned long long v) {
-  return set(column, std::to_string(v));
+  return set_number(column, std::to_string(v));
 }
 
 CsvWriter::CsvWriter(std::string path, CsvSchema schema) : path_(std::move(path)), schema_(schema) {

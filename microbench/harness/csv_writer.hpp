@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,10 +31,14 @@ class ResultRow {
     return set(column, static_cast<unsigned long long>(value));
   }
   const std::map<std::string, std::string, std::less<>>& values() const { return values_; }
+  // Whether `column` was set from a number (JSON writes it unquoted).
+  bool numeric(std::string_view column) const { return numeric_.count(column) > 0; }
 
  private:
+  ResultRow& set_number(std::string_view column, std::string text);
   CsvSchema schema_;
   std::map<std::string, std::string, std::less<>> values_;
+  std::set<std::string, std::less<>> numeric_;
 };
 
 class CsvWriter {

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/numeric_range.hpp"
+
 namespace commbench {
 
 nlohmann::ordered_json option_table(const CLI::App& app) {
@@ -21,6 +23,11 @@ nlohmann::ordered_json option_table(const CLI::App& app) {
     o["default"] = def.empty() ? Json() : Json(def);
     o["takes_value"] = opt->get_expected_max() != 0;
     o["description"] = opt->get_description();
+    o["type"] = opt->get_type_name();  // CLI11's: UINT, INT, FLOAT, TEXT, ...
+    if (auto r = range_of(opt)) {
+      o["range"] = {{"min", r->min}, {"max", r->max ? Json(*r->max) : Json()}};
+      o["integer"] = opt->get_type_name() == "UINT" || opt->get_type_name() == "INT";
+    }
     out.push_back(o);
   }
   return out;

@@ -15,7 +15,14 @@ inline uint64_t word_at(size_t i, uint64_t seed) noexcept {
   }
   return w;
 }
+uint64_t g_corrupt_every = 0;  // one thread fills: the ranks' loops are single-threaded
+uint64_t g_fills = 0;
 }  // namespace
+
+void corrupt_every_nth_fill(uint64_t n) noexcept {
+  g_corrupt_every = n;
+  g_fills = 0;
+}
 
 void fill_pattern(void* data, size_t size, uint64_t seed) noexcept {
   auto* p = static_cast<unsigned char*>(data);
@@ -25,6 +32,7 @@ void fill_pattern(void* data, size_t size, uint64_t seed) noexcept {
     std::memcpy(p + i, &w, 8);
   }
   for (; i < size; ++i) p[i] = static_cast<unsigned char>((i * 131 + seed * 7 + (i >> 8)) & 0xff);
+  if (g_corrupt_every != 0 && size > 0 && ++g_fills % g_corrupt_every == 0) p[size / 2] ^= 0x5a;
 }
 
 size_t check_pattern(const void* data, size_t size, uint64_t seed) noexcept {

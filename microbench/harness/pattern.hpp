@@ -9,6 +9,10 @@
 namespace commbench {
 
 void fill_pattern(void* data, size_t size, uint64_t seed) noexcept;
+// Testing aid (--test-corrupt-payload N): from now on, every Nth fill_pattern call flips
+// one byte of what it wrote, as a faulty wire would, so tests can show validation failing
+// end to end. 0 (the default) = never.
+void corrupt_every_nth_fill(uint64_t n) noexcept;
 // Number of bytes that differ from the pattern.
 size_t check_pattern(const void* data, size_t size, uint64_t seed) noexcept;
 

@@ -23,21 +23,27 @@ inline constexpr std::array kResultColumns = {
     std::string_view{"ranks"},
     std::string_view{"workers"},
     std::string_view{"size_bytes"},
-    std::string_view{"iterations"},  // timed iterations per repetition
+    std::string_view{"iterations"},  // timed iterations per size, summed over repetitions
     std::string_view{"reps"},
     std::string_view{"window"},
     // microbenchmark results
     std::string_view{"latency_us_p50"},
     std::string_view{"latency_us_avg"},
     std::string_view{"latency_us_min"},
+    std::string_view{"latency_us_p90"},
     std::string_view{"latency_us_p99"},
+    std::string_view{"latency_us_p999"},  // the 99.9th percentile
+    std::string_view{"latency_us_max"},
     std::string_view{"bandwidth_MBps"},  // 10^6 bytes/s, median over repetitions
     std::string_view{"bandwidth_MBps_min"},
     std::string_view{"bandwidth_MBps_max"},
     // application results
     std::string_view{"wall_s"},
-    std::string_view{"comm_s"},
-    std::string_view{"comm_s_max_worker"},
+    std::string_view{"comm_s"},             // a worker's time with a transfer in flight, mean
+    std::string_view{"comm_s_max_worker"},  // ... the largest over workers
+    std::string_view{"wait_s"},             // idle with a task held back by missing inputs, mean
+    std::string_view{"wait_s_max_worker"},  // ... the largest over workers
+    std::string_view{"transfer_s"},         // sum of every transfer's duration (overlaps counted)
     std::string_view{"bytes_moved"},
     std::string_view{"throughput_MBps"},
     std::string_view{"rows_per_s"},

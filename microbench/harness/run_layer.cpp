@@ -9,6 +9,7 @@
 
 #include "comm/fd_limit.hpp"
 #include "harness/network_metadata.hpp"
+#include "harness/numeric_range.hpp"
 #include "harness/run_guard.hpp"
 #include "mpi/mpi_progress.hpp"
 #include "mpi/mpi_session.hpp"
@@ -26,6 +27,7 @@ void RunLayer::parse(CLI::App& app, const ProgramShape& shape,
                      const std::function<void()>& resolve) {
   InfoFlags info;
   info.add_to(app);
+  complete_ranges(app);
   try {
     app.parse(argc_, argv_raw_);
     info.answer_if_asked(app, shape);  // before MPI: exits if asked

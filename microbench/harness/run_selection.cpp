@@ -62,7 +62,8 @@ void add_selection_options(CLI::App& app, RunSelection& s, Family family) {
       {"--idle-yield-after", &s.idle_yield_after_us,
        "Event loop: after this many idle microseconds each spin turn also yields the core "
        "(sched_yield), so a peer sharing the core can run; -1 = auto: 2 when the node runs "
-       "more ranks than CPUs, else never"},
+       "more ranks than CPUs, else never",
+       -1},
   };
   add_option_rows(app, numbers, ShowDefault::yes);
 }
@@ -94,8 +95,6 @@ void resolve_selection(RunSelection& s, Family family) {
     s.backend_options.extra[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   if (s.connect_timeout_s <= 0) throw std::invalid_argument("--connect-timeout must be > 0");
-  if (s.run_timeout_s < 0) throw std::invalid_argument("--timeout must be >= 0");
-  if (s.idle_spin_us < 0) throw std::invalid_argument("--idle-spin must be >= 0");
 }
 
 void apply_idle_options(const RunSelection& s, EventLoop& loop) {

@@ -9,7 +9,7 @@
 namespace commbench {
 
 struct Summary {
-  double p50 = 0, avg = 0, min = 0, max = 0, p99 = 0;
+  double p50 = 0, avg = 0, min = 0, max = 0, p90 = 0, p99 = 0, p999 = 0;
   size_t n = 0;
 };
 
@@ -27,7 +27,9 @@ Summary summarize(std::vector<T>& v) {
     return static_cast<double>(v[lo]) * (1 - frac) + static_cast<double>(v[hi]) * frac;
   };
   s.p50 = at(0.5);
+  s.p90 = at(0.90);
   s.p99 = at(0.99);
+  s.p999 = at(0.999);
   s.min = static_cast<double>(v.front());
   s.max = static_cast<double>(v.back());
   s.avg = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());

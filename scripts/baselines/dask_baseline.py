@@ -141,8 +141,20 @@ def _clear_logs(dask_worker):
 
 
 def _transfer_totals(dask_worker):
+    """(time with at least one incoming transfer in flight, the sum of their durations,
+    bytes): transfers overlap, so only the union of their intervals is wall-clock time,
+    as the suite's comm_s (appbench/run_metrics.hpp)."""
     log = list(dask_worker.transfer_incoming_log)
-    return sum(e["duration"] for e in log), sum(e["total"] for e in log)
+    spans = sorted((e["start"], e["start"] + e["duration"]) for e in log)
+    union, end = 0.0, None
+    for a, b in spans:
+        if end is None or a > end:
+            union += b - a
+            end = b
+        elif b > end:
+            union += b - end
+            end = b
+    return union, sum(e["duration"] for e in log), sum(e["total"] for e in log)
 
 
 def _task_count(dask_scheduler):
@@ -158,23 +170,26 @@ def wait_released(client, baseline, timeout=60):
 
 
 def comm_stats(client):
-    per = client.run(_transfer_totals)
-    durations = [d for d, _ in per.values()]
-    return sum(durations), max(durations or [0.0]), sum(b for _, b in per.values())
+    """(comm_s: the mean over workers of each one's union, the largest union, bytes moved,
+    transfer_s: the plain sum of durations)."""
+    per = list(client.run(_transfer_totals).values())
+    unions = [u for u, _, _ in per]
+    return (sum(unions) / max(len(per), 1), max(unions or [0.0]), sum(b for _, _, b in per),
+            sum(d for _, d, _ in per))
 
 
-def app_row(bench, run_id, workers, size, run, wall, comm, comm_max, moved, **kw):
+def app_row(bench, run_id, workers, size, run, wall, comm, comm_max, moved, transfer, **kw):
     """One application row in the suite's schema. ranks: the busy processes, one per
     worker and the client's, which hosts the scheduler (the nannies only watch)."""
     return schema.base_row(bench, "dask-tcp", run_id, progress="asyncio", layout="dask",
                            ranks=workers + 1, workers=workers, size_bytes=size, run=run,
                            wall_s=wall, comm_s=comm, comm_s_max_worker=comm_max,
-                           bytes_moved=moved, **kw)
+                           transfer_s=transfer, bytes_moved=moved, **kw)
 
 
 def timed(client, make):
     """Builds a graph with make() and persists it: (result, wall_s, comm_s, comm_s of the
-    busiest worker, bytes moved). The clock covers building the graph too (set_index
+    busiest worker, bytes moved, transfer_s). The clock covers building the graph too (set_index
     computes its splitters there)."""
     from distributed import wait
     client.run(_clear_logs)
@@ -182,8 +197,8 @@ def timed(client, make):
     out = make().persist()
     wait(out)
     wall = time.perf_counter() - t0
-    comm, comm_max, moved = comm_stats(client)
-    return out, wall, comm, comm_max, moved
+    comm, comm_max, moved, transfer = comm_stats(client)
+    return out, wall, comm, comm_max, moved, transfer
 
 
 def block_matrix(client, bench, op, check, n, chunk, runs, workers, run_id):
@@ -199,12 +214,12 @@ def block_matrix(client, bench, op, check, n, chunk, runs, workers, run_id):
         x = da.random.random((n, n), chunks=(chunk, chunk)).persist()
         wait(x)
         baseline = client.run_on_scheduler(_task_count)
-        y, wall, comm, comm_max, moved = timed(client, lambda x=x: op(x))
+        y, wall, comm, comm_max, moved, transfer = timed(client, lambda x=x: op(x))
         checked = {} if check is None else {"wrong": check(x, y, n, run), "validated": 1}
         del y
         wait_released(client, baseline)
         del x
-        rows.append(app_row(bench, run_id, workers, n, run, wall, comm, comm_max, moved,
+        rows.append(app_row(bench, run_id, workers, n, run, wall, comm, comm_max, moved, transfer,
                             throughput_MBps=moved / comm / 1e6 if comm > 0 else None,
                             **checked))
         print("dask-tcp %s n=%d chunk=%d workers=%d run %d: %.3f s (comm %.3f s)%s"
@@ -273,11 +288,11 @@ def merge(client, rows, frac, runs, workers, run_id):
         joined = base.merge(other, on="key", how="inner", shuffle="tasks").persist()
         wait(joined)
         wall = time.perf_counter() - t0
-        comm, comm_max, moved = comm_stats(client)
+        comm, comm_max, moved, transfer = comm_stats(client)
         got = len(joined)
         del joined
         wait_released(client, baseline)
-        out.append(app_row("merge", run_id, workers, rows, run, wall, comm, comm_max, moved,
+        out.append(app_row("merge", run_id, workers, rows, run, wall, comm, comm_max, moved, transfer,
                            rows_per_s=got / wall, wrong=abs(got - want), validated=1))
         print("dask-tcp merge rows=%d workers=%d run %d: %.3f s, %d matched (want %d)"
               % (rows, workers, run, wall, got, want), flush=True)
@@ -371,11 +386,11 @@ def groupby(client, rows, groups, key_range, runs, workers, run_id):
         return agg
 
     for run in range(runs):
-        res, wall, comm, comm_max, moved = timed(client, make)
+        res, wall, comm, comm_max, moved, transfer = timed(client, make)
         wrong = groupby_wrong(res.compute(), expected)  # after the clock
         del res
         wait_released(client, baseline)
-        out.append(app_row("groupby", run_id, workers, rows, run, wall, comm, comm_max, moved,
+        out.append(app_row("groupby", run_id, workers, rows, run, wall, comm, comm_max, moved, transfer,
                            rows_per_s=rows * workers / wall, wrong=wrong, validated=1))
         print("dask-tcp groupby rows=%d groups=%d split_out=%d workers=%d run %d: %.3f s "
               "(comm %.3f s), %d wrong" % (rows, groups, split_out, workers, run, wall, comm,
@@ -434,13 +449,13 @@ def sort(client, rows, runs, workers, run_id):
         "n", "first", "last", "inversions", "payload_sum")})
     out = []
     for run in range(runs):
-        res, wall, comm, comm_max, moved = timed(
+        res, wall, comm, comm_max, moved, transfer = timed(
             client, lambda: table.set_index("key", shuffle="tasks"))
         summary = res.map_partitions(_sort_summary, meta=summary_meta).compute()
         wrong = sort_wrong(summary, rows * workers)
         del res
         wait_released(client, baseline)
-        out.append(app_row("sort", run_id, workers, rows, run, wall, comm, comm_max, moved,
+        out.append(app_row("sort", run_id, workers, rows, run, wall, comm, comm_max, moved, transfer,
                            rows_per_s=rows * workers / wall, wrong=wrong, validated=1))
         print("dask-tcp sort rows=%d workers=%d run %d: %.3f s (comm %.3f s), %d wrong"
               % (rows, workers, run, wall, comm, wrong), flush=True)
@@ -565,7 +580,8 @@ def main(argv=None):
          "cluster": "LocalCluster processes=True threads_per_worker=1",
          "worker_thread_env": worker_env,
          "ranks": "workers + 1 (the client process hosts the scheduler)",
-         "comm_s": "sum over workers of transfer_incoming_log durations"})
+         "comm_s": "mean over workers of the union of transfer_incoming_log intervals",
+         "transfer_s": "sum over workers of transfer_incoming_log durations"})
     if which & set(WORKLOADS):
         meta["machine"] = machine_block(workers, load_start)
     schema.write_csv(a.csv, rows, meta)

@@ -21,7 +21,7 @@ namespace {
 // skipped or misplaced changes the bytes.
 std::vector<ControlMessage> one_of_each() {
   TaskSpec t{"x-1", "make_block", {"a", "b"}, pack_u64({3, 1ull << 40}), 2};
-  WorkerStats ws{1, 5, 700, 900, {{0, 1, "x-1", 4096, 10, 20}, {2, -1, "y", 8, 30, 40}}};
+  WorkerStats ws{1, 5, 700, 900, 55, {{0, 1, "x-1", 4096, 10, 20}, {2, -1, "y", 8, 30, 40}}};
   return {
       Hello{Role::peer, 3},
       Submit{42, {t, TaskSpec{"y", "sum", {}, {}, -1}}},

@@ -271,10 +271,10 @@ TEST_F(SchedulerJoined, StatsRepliesAreMergedForTheClient) {
       StatsRequest forwarded = co_await next<StatsRequest>(worker(w));
       EXPECT_EQ(forwarded.id, 7u);
     }
-    StatsReply stale{6, {WorkerStats{0, 99, 0, 0, {}}}};
+    StatsReply stale{6, {WorkerStats{0, 99, 0, 0, 0, {}}}};
     co_await worker(0).send(stale);
     for (int w = 0; w < kWorkers; ++w) {
-      StatsReply r{7, {WorkerStats{w, static_cast<uint64_t>(10 + w), 0, 0, {}}}};
+      StatsReply r{7, {WorkerStats{w, static_cast<uint64_t>(10 + w), 0, 0, 0, {}}}};
       co_await worker(w).send(r);
     }
     StatsReply all = co_await next<StatsReply>(*client_);

@@ -20,6 +20,7 @@
 #include "workloads/matmul_kernels.hpp"
 #include "workloads/merge_kernels.hpp"
 #include "workloads/sort_kernels.hpp"
+#include "workloads/transpose_kernels.hpp"
 
 using namespace commbench;
 using namespace commbench::app;
@@ -237,6 +238,30 @@ TEST(SortKernels, ExtremeKeysSortWithoutOverflow) {
     auto got = sorted.part<const int64_t>(0);
     EXPECT_TRUE(std::equal(got.begin(), got.end(), k.begin(), k.end())) << n << " rows";
   }
+}
+
+// transpose-sum: every block's checksum from the kernel equals the generator's, and one
+// changed byte -- in the low mantissa, which the integer part alone would not show, or in
+// the exponent -- changes it.
+TEST(TransposeKernels, ChecksumsMatchTheGeneratorAndCatchAnyChangedByte) {
+  transpose::Grid g{100, 32};
+  auto expected = transpose::expected_checksums(g);
+  uint64_t nb = g.blocks();
+  for (uint64_t bi = 0; bi < nb; ++bi)
+    for (uint64_t bj = 0; bj < nb; ++bj) {
+      uint64_t rows = g.extent(bi), cols = g.extent(bj);
+      std::vector<double> a(rows * cols), b(cols * rows), y(rows * cols);
+      transpose::fill_block_rows(a.data(), g, bi, bj, 0, rows);
+      transpose::fill_block_rows(b.data(), g, bj, bi, 0, cols);
+      transpose::transpose_add_rows(y.data(), a.data(), b.data(), rows, cols, 0, rows);
+      ASSERT_EQ(transpose::checksum_block(y.data(), g, bi, bj), expected[bi * nb + bj]);
+      for (size_t byte : {size_t{0}, size_t{3}, size_t{7}}) {
+        std::vector<double> bad = y;
+        reinterpret_cast<unsigned char*>(bad.data() + bad.size() / 2)[byte] ^= 0x5a;
+        EXPECT_NE(transpose::checksum_block(bad.data(), g, bi, bj), expected[bi * nb + bj])
+            << "block " << bi << "," << bj << " byte " << byte;
+      }
+    }
 }
 
 TEST(MatmulKernels, ExpectedChecksumsMatchANaiveProductAndCatchOneWrongElement) {

@@ -43,6 +43,10 @@ mkdir -p "$out"
 flags=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -I"$src/backends" -I"$src/appbench")
 run_flags=(-malloc_limit_mb=1 -rss_limit_mb=2048 -timeout=5)
+# A fixed seed in CI, so a finding reproduces with the same command; FUZZ_SEED=0 lets
+# libFuzzer pick one (the --grow sessions, which want new paths every time).
+seed=${FUZZ_SEED:-$([ "$grow" -eq 1 ] && echo 0 || echo 20261128)}
+[ "$seed" = 0 ] || run_flags+=(-seed="$seed")
 
 # The library sources each target decodes with (pure code: no MPI, UCX or event loop).
 sources() {

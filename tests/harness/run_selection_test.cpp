@@ -16,12 +16,15 @@ using namespace commbench;
 
 namespace {
 
-// The message of the std::invalid_argument `f` throws ("" when it throws none).
+// The message of the std::invalid_argument `f` throws, or of CLI11's refusal of a value
+// outside its range ("" when it throws none).
 template <typename F>
 std::string refusal(F&& f) {
   try {
     f();
   } catch (const std::invalid_argument& e) {
+    return e.what();
+  } catch (const CLI::ParseError& e) {
     return e.what();
   }
   return "";
@@ -151,7 +154,7 @@ TEST(RunSelection, RefusesBeforeAnythingRuns) {
        "unknown backend 'raw-tcp' (known: tcp, mpi, ucx)"},
       {Family::appbench, {"--backend-opt", "=x"}, "--backend-opt expects KEY=VALUE, got '=x'"},
       {Family::appbench, {"--connect-timeout", "0"}, "--connect-timeout must be > 0"},
-      {Family::microbench, {"--timeout", "-1"}, "--timeout must be >= 0"},
+      {Family::microbench, {"--timeout", "-1"}, "--timeout: must be >= 0, got -1"},
   };
   for (const auto& c : cases)
     EXPECT_EQ(refusal([&] { parsed(c.family, c.args); }), c.refusal) << c.args.back();
@@ -187,6 +190,9 @@ TEST(RunSelection, IdleOptionsReachTheLoop) {
     apply_idle_options(parsed(family, {"--idle-spin", "2.5"}), loop);
     EXPECT_EQ(loop.options().spin_budget.count(), 2500);
     EXPECT_EQ(loop.options().spin_yield_after, auto_yield);  // -1 leaves it as it was
-    EXPECT_EQ(refusal([&] { parsed(family, {"--idle-spin", "-1"}); }), "--idle-spin must be >= 0");
+    EXPECT_EQ(refusal([&] {
+                parsed(family, {"--idle-spin", "-1"});
+              }),
+              "--idle-spin: must be >= 0, got -1");
   }
 }

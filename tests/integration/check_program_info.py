@@ -4,7 +4,7 @@ results pipeline reads it (scripts parse these answers; a drift must fail here f
 
   check_program_info.py version BINARY
   check_program_info.py backends BINARY [--raw]
-  check_program_info.py options BINARY
+  check_program_info.py options BINARY [--probe]   (--probe: no --inject-delay expected)
   check_program_info.py raw-policies BINARY -- LAUNCHER...
   check_program_info.py sidecar BINARY OUTDIR -- LAUNCHER...
   check_program_info.py probe BINARY
@@ -98,21 +98,26 @@ def check_backends(binary, raw):
                                         for b in j["backends"]))
 
 
-def check_options(binary):
+def check_options(binary, probe=False):
+    """probe: a probe (scale_probe), not a gated benchmark: it has no --inject-delay."""
     j = answer(binary, "--list-options")
     names = set()
     for o in j["options"]:
-        if set(o) != {"name", "aliases", "default", "takes_value", "description"}:
+        base = {"name", "aliases", "default", "takes_value", "description", "type"}
+        if set(o) != base and set(o) != base | {"range", "integer"}:
             fail("option keys %s" % sorted(o))
         if not isinstance(o["takes_value"], bool):
             fail("%s: takes_value is not a boolean" % o["name"])
+        if "range" in o and (set(o["range"]) != {"min", "max"} or
+                             not isinstance(o["range"]["min"], (int, float))):
+            fail("%s: range %r is not {min: number, max: number or null}" % (o["name"], o["range"]))
         names.add(o["name"])
         names.update(o["aliases"])
-    for flag in ("--help", "--version", "--list-backends", "--list-options", "--backend",
-                 "--inject-delay"):
+    for flag in ("--help", "--version", "--list-backends", "--list-options", "--backend") + (
+            () if probe else ("--inject-delay",)):
         if flag not in names:
             fail("%s is not listed" % flag)
-    if not j["sizes"]:
+    if not j["sizes"] and not probe:
         fail("no sizes")
     for semantic, option in j["sizes"].items():
         if option not in names:
@@ -261,7 +266,7 @@ def main(argv):
     elif what == "backends":
         check_backends(binary, "--raw" in rest)
     elif what == "options":
-        check_options(binary)
+        check_options(binary, "--probe" in rest)
     elif what == "raw-policies":
         check_raw_policies(binary, launcher)
     elif what == "sidecar":

@@ -1,8 +1,12 @@
-# commbench_mpi_test(NAME NP [TIMEOUT s] [WILL_FAIL] [PASS_REGEX re] COMMAND cmd args...)
+# commbench_mpi_test(NAME NP [TIMEOUT s] [WILL_FAIL] [GTEST] [PASS_REGEX re] COMMAND cmd args...)
 # Runs `cmd` under this build's launcher (mpirun.openmpi or mpirun.mpich) with NP ranks.
 # Open MPI refuses root and more ranks than cores unless told; both are normal here.
+# GTEST: `cmd` is a whole GoogleTest suite in one CTest test, so CTest never sees its
+# cases: a GTEST_SKIP inside it, or a --gtest_filter that matches nothing (gtest exits 0),
+# fails the test instead of passing unseen.
+set(COMMBENCH_GTEST_FAIL_REGEX "\\[  SKIPPED \\]|\\[==========\\] 0 tests from")
 function(commbench_mpi_test name np)
-  cmake_parse_arguments(T "WILL_FAIL" "TIMEOUT;PASS_REGEX" "COMMAND" ${ARGN})
+  cmake_parse_arguments(T "WILL_FAIL;GTEST" "TIMEOUT;PASS_REGEX" "COMMAND" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
@@ -23,6 +27,9 @@ function(commbench_mpi_test name np)
                                           PROCESSORS ${np})
   if(T_WILL_FAIL)
     set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
+  endif()
+  if(T_GTEST)
+    set_tests_properties(${name} PROPERTIES FAIL_REGULAR_EXPRESSION "${COMMBENCH_GTEST_FAIL_REGEX}")
   endif()
 endfunction()
 

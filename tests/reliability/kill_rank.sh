@@ -46,6 +46,12 @@ fi
 if [ -n "${KILL_RANK_FORBID:-}" ] && grep -Eiq -- "$KILL_RANK_FORBID" "$err"; then
   echo "FAIL: a survivor crashed: $(grep -Ei -m1 -- "$KILL_RANK_FORBID" "$err")"; status=1
 fi
+# A sanitizer report from a survivor is a defect on the loss path, on every backend, mpi
+# included (the MPI library's own aborts stay allowed there; a use-after-free of ours not).
+sanitizer='ERROR: (Address|Leak|Thread|Memory|UndefinedBehavior)Sanitizer|runtime error: '
+if grep -Eq -- "$sanitizer" "$err"; then
+  echo "FAIL: a sanitizer reported: $(grep -E -m1 -- "$sanitizer" "$err")"; status=1
+fi
 if [ -e "$csv" ]; then echo "FAIL: $csv exists after a failed run (looks complete)"; status=1; fi
 echo "exit $rc after ${took} s; what the user saw:"
 grep -Ei 'error|signal|killed' "$err" | head -5

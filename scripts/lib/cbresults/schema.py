@@ -15,8 +15,8 @@ SCHEMA_HEADER = os.path.join(SOURCE_ROOT, "microbench", "harness", "result_schem
 _FALLBACK_COLUMNS = (
     "benchmark origin backend progress wire mpi memory_send memory_recv gpu_path layout "
     "ranks workers size_bytes iterations reps window latency_us_p50 latency_us_avg "
-    "latency_us_min latency_us_p99 bandwidth_MBps bandwidth_MBps_min bandwidth_MBps_max "
-    "wall_s comm_s comm_s_max_worker bytes_moved throughput_MBps rows_per_s wrong validated "
+    "latency_us_min latency_us_p90 latency_us_p99 latency_us_p999 latency_us_max bandwidth_MBps bandwidth_MBps_min bandwidth_MBps_max "
+    "wall_s comm_s comm_s_max_worker wait_s wait_s_max_worker transfer_s bytes_moved throughput_MBps rows_per_s wrong validated "
     "run run_id"
 ).split()
 
@@ -35,8 +35,10 @@ def columns():
 
 NUMERIC = {
     "ranks", "workers", "size_bytes", "iterations", "reps", "window", "latency_us_p50",
-    "latency_us_avg", "latency_us_min", "latency_us_p99", "bandwidth_MBps",
+    "latency_us_avg", "latency_us_min", "latency_us_p90", "latency_us_p99", "latency_us_p999",
+    "latency_us_max", "bandwidth_MBps",
     "bandwidth_MBps_min", "bandwidth_MBps_max", "wall_s", "comm_s", "comm_s_max_worker",
+    "wait_s", "wait_s_max_worker", "transfer_s",
     "bytes_moved", "throughput_MBps", "rows_per_s", "wrong", "validated", "run",
 }
 

@@ -42,16 +42,24 @@ def parse_gtest_list(text):
     return cases
 
 
-def gtest_cases(build_dir):
+def gtest_cases(build_dir, ctests):
+    """[(ctest test, suite, case, param)] of the in-process suites: for every CTest test
+    that runs a suite binary, the cases its --gtest_filter selects (what CTest actually
+    runs, not what the binary holds: a case no filter names runs nowhere and is not
+    listed)."""
     cases = []
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     for rel in SUITES:
         exe = os.path.join(build_dir, rel)
         if not os.access(exe, os.X_OK):
             continue
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        out = subprocess.run([exe, "--gtest_list_tests"], capture_output=True, text=True,
-                             timeout=60, env=env).stdout
-        cases += [(os.path.basename(rel),) + c for c in parse_gtest_list(out)]
+        for t in ctests:
+            if not any(arg == exe or arg.endswith("/" + rel) for arg in t["command"]):
+                continue
+            filt = [a for a in t["command"] if a.startswith("--gtest_filter=")]
+            out = subprocess.run([exe, "--gtest_list_tests"] + filt[-1:], capture_output=True,
+                                 text=True, timeout=60, env=env).stdout
+            cases += [(t["name"],) + c for c in parse_gtest_list(out)]
     return cases
 
 

@@ -1,0 +1,36 @@
+#include "harness/sample_log.hpp"
+
+#include <stdexcept>
+
+namespace commbench {
+
+SampleLog::SampleLog(std::string path) : path_(std::move(path)) {
+  file_ = std::fopen((path_ + ".partial").c_str(), "w");
+  if (!file_) throw std::runtime_error("cannot write " + path_ + ".partial");
+  std::fputs("backend,progress,size_bytes,rep,iteration,ns\n", file_);
+}
+
+SampleLog::~SampleLog() {
+  if (file_) {
+    std::fclose(file_);
+    std::remove((path_ + ".partial").c_str());
+  }
+}
+
+void SampleLog::add(const std::string& backend, const std::string& progress, size_t size_bytes,
+                    size_t rep, const double* ns, size_t n) {
+  if (!file_) return;
+  for (size_t i = 0; i < n; ++i)
+    std::fprintf(file_, "%s,%s,%zu,%zu,%zu,%.1f\n", backend.c_str(), progress.c_str(), size_bytes,
+                 rep, i, ns[i]);
+}
+
+void SampleLog::commit() {
+  if (!file_) return;
+  std::fclose(file_);
+  file_ = nullptr;
+  if (std::rename((path_ + ".partial").c_str(), path_.c_str()) != 0)
+    throw std::runtime_error("cannot rename " + path_ + ".partial");
+}
+
+}  // namespace commbench
