@@ -76,6 +76,10 @@ void HostDeviceOps::copy(void* dst, const void* src, size_t n) {
   if (n) std::memcpy(dst, src, n);
 }
 
+void HostDeviceOps::order_after_default(int lane) {
+  if (lane < 0 || lane >= kLanes) throw std::invalid_argument("order_after_default: bad lane");
+}
+
 std::optional<DeviceAllocation> HostDeviceOps::find_allocation(const void* p) {
   return device_->table.find(p);
 }
