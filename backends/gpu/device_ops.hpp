@@ -1,8 +1,18 @@
 // What the GPU layer needs from a device, as an interface: device and pinned host
 // allocators, asynchronous copies on a few in-order lanes (CUDA streams) with a
-// non-blocking completion test, and a blocking copy. The CUDA module implements it with
-// the CUDA runtime; HostDeviceOps implements it with host memory and deferred memcpy so
-// the staging pipeline is tested on machines without a GPU.
+// non-blocking completion test, a copy with cudaMemcpy's semantics, and the two ways to
+// order lane work after the caller's default-stream work. The CUDA module implements it
+// with the CUDA runtime; HostDeviceOps implements it with host memory and deferred memcpy
+// so the staging pipeline is tested on machines without a GPU.
+//
+// Ordering. The lanes are non-blocking streams: they do not wait for work on the legacy
+// default stream (cudaStreamLegacy), which is where copy() and any kernel the caller
+// launches without a stream run. A lane copy issued right after copy() may read a device
+// buffer before copy()'s bytes have landed in it, and one issued while a default-stream
+// kernel still reads a buffer may overwrite it under the kernel. Code that hands lane
+// copies buffers the caller may have touched on the default stream calls
+// order_after_default(lane) first (StagedComm does, once per write and per read: see
+// backends/gpu/README.md for the contract a comm offers).
 #pragma once
 
 #include <array>
@@ -36,12 +46,32 @@ class DeviceOps {
   virtual MemoryAllocator& pinned_memory() = 0;
 
   // Starts copying `n` bytes on `lane`; either side may be host or device memory.
-  // Copies on one lane complete in the order they were issued. Throws on failure.
+  // Copies on one lane complete in the order they were issued; they are not ordered
+  // after anything else (order_after_default). Throws on failure.
   virtual void copy_async(void* dst, const void* src, size_t n, int lane) = 0;
-  // True once every copy issued on `lane` has finished; never blocks.
+  // True once every copy issued on `lane` has finished; never blocks. Once it says so,
+  // the copies' bytes are visible to the host and to work on any stream issued later.
   virtual bool lane_idle(int lane) = 0;
-  // Copies and waits (validation and set-up, never in a timed pipeline).
+  // A copy with cudaMemcpy's semantics (validation and set-up, never in a timed
+  // pipeline): it runs on the legacy default stream, after the work issued there before
+  // it, and it does NOT always wait for its bytes to land. Device to host (pageable or
+  // pinned) and pinned host to device return complete; host to host is a plain copy.
+  // Pageable host to device returns once the source has been read (the caller may reuse
+  // it), but the bytes may land on the device later; device to device may return before
+  // it ran at all. Both land in default-stream order: a later copy(), default-stream
+  // work or synchronize_default() sees them, a lane copy only after order_after_default.
   virtual void copy(void* dst, const void* src, size_t n) = 0;
+  // Makes every copy issued on `lane` from now on wait for all the work issued on the
+  // legacy default stream before this call (copy(), the caller's kernels), without
+  // blocking the host: CUDA records an event on cudaStreamLegacy and has the lane's
+  // stream wait for it. Through CUDA's implicit synchronisation that work includes what
+  // blocking streams (created without cudaStreamNonBlocking) issued before it, but not a
+  // non-blocking stream's or the per-thread default stream's. Throws on failure.
+  virtual void order_after_default(int lane) = 0;
+  // Blocks until all work issued on the legacy default stream has finished
+  // (cudaStreamSynchronize(cudaStreamLegacy)): for handing device buffers to a library
+  // that is not stream-ordered (a CUDA-aware MPI or UCX, on the pass-through path).
+  virtual void synchronize_default() = 0;
 
   // CUDA IPC, whole allocations at a time (gpu/ipc_handle_cache.hpp caches all three).
   // The defaults describe a device without IPC: nothing is found, the rest throws.

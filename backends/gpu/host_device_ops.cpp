@@ -12,6 +12,9 @@ namespace commbench::gpu {
 struct HostDeviceOps::Tracker final : MemoryAllocator {
   size_t live = 0;
   AllocationTable table;
+  // Set for device memory: cudaFree waits for the device, so the default-stream copies
+  // still to land (into or out of this block among them) land before it is freed.
+  HostDeviceOps* lands_before_free = nullptr;
   void* allocate(size_t bytes) override {
     void* p = std::malloc(bytes == 0 ? 1 : bytes);
     if (!p) throw std::bad_alloc();
@@ -20,6 +23,7 @@ struct HostDeviceOps::Tracker final : MemoryAllocator {
     return p;
   }
   void deallocate(void* p, size_t bytes) noexcept override {
+    if (lands_before_free) lands_before_free->land_default(lands_before_free->default_seq_);
     live -= bytes;
     table.remove(p);
     std::free(p);
@@ -38,7 +42,9 @@ static_assert(sizeof(SimulatedHandle) <= sizeof(IpcHandle::bytes));
 HostDeviceOps::HostDeviceOps(int polls_per_copy)
     : polls_per_copy_(polls_per_copy < 1 ? 1 : polls_per_copy),
       device_(std::make_unique<Tracker>()),
-      pinned_(std::make_unique<Tracker>()) {}
+      pinned_(std::make_unique<Tracker>()) {
+  device_->lands_before_free = this;
+}
 
 HostDeviceOps::~HostDeviceOps() = default;
 
@@ -56,24 +62,77 @@ void HostDeviceOps::copy_async(void* dst, const void* src, size_t n, int lane) {
   if (lane < 0 || lane >= kLanes) throw std::invalid_argument("copy_async: bad lane");
   int pair = lane & ~1;  // lanes 0-1 and 2-3 form one pipeline each
   int other = pair + (lane == pair ? 1 : 0);
-  if (!lanes_[other].empty()) ++overlapped_;
+  if (busy(other)) ++overlapped_;
   ++issued_;
-  lanes_[lane].push_back({dst, src, n, polls_per_copy_});
+  lanes_[lane].push_back({dst, src, n, polls_per_copy_, std::nullopt});
+}
+
+bool HostDeviceOps::busy(int lane) const noexcept {
+  for (const auto& p : lanes_[lane])
+    if (!p.mark) return true;
+  return false;
 }
 
 bool HostDeviceOps::lane_idle(int lane) {
   auto& q = lanes_[lane];
+  // A lane that reaches an order_after_default mark waits for the default stream: the
+  // copies before the mark land now (taking no polls), the lane's next copy after them.
+  auto pass_marks = [&] {
+    while (!q.empty() && q.front().mark) {
+      land_default(*q.front().mark);
+      q.pop_front();
+    }
+  };
+  pass_marks();
   if (q.empty()) return true;
   if (--q.front().polls_left <= 0) {
     Pending p = q.front();
     q.pop_front();
     if (p.n) std::memcpy(p.dst, p.src, p.n);
+    pass_marks();
   }
   return q.empty();
 }
 
 void HostDeviceOps::copy(void* dst, const void* src, size_t n) {
-  if (n) std::memcpy(dst, src, n);
+  if (n == 0) return;
+  bool to_device = device_->table.find(dst).has_value();
+  bool from_device = device_->table.find(src).has_value();
+  bool from_pinned = pinned_->table.find(src).has_value();
+  if (to_device && !from_pinned) {
+    // cudaMemcpy into device memory that may return before its bytes land.
+    DefaultCopy c{++default_seq_, dst, src, n, {}};
+    if (!from_device) {
+      // Pageable source: the stream is synchronised first, then the source is read into
+      // a staging buffer and the call returns; the DMA lands later.
+      land_default(c.seq - 1);
+      const auto* b = static_cast<const std::byte*>(src);
+      c.staged.assign(b, b + n);
+    }
+    default_.push_back(std::move(c));
+    return;
+  }
+  // Into host memory, or from pinned memory: after everything before it, and complete.
+  land_default(default_seq_);
+  std::memcpy(dst, src, n);
+}
+
+void HostDeviceOps::order_after_default(int lane) {
+  if (lane < 0 || lane >= kLanes) throw std::invalid_argument("order_after_default: bad lane");
+  if (default_.empty()) return;  // nothing on the default stream to wait for
+  lanes_[lane].push_back({nullptr, nullptr, 0, 0, default_seq_});
+}
+
+void HostDeviceOps::synchronize_default() {
+  land_default(default_seq_);
+}
+
+void HostDeviceOps::land_default(uint64_t upto) {
+  while (!default_.empty() && default_.front().seq <= upto) {
+    DefaultCopy& c = default_.front();
+    std::memcpy(c.dst, c.staged.empty() ? c.src : c.staged.data(), c.n);
+    default_.pop_front();
+  }
 }
 
 std::optional<DeviceAllocation> HostDeviceOps::find_allocation(const void* p) {

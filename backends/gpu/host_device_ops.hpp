@@ -4,14 +4,28 @@
 // reads a destination too early, therefore sees wrong bytes: the staging tests use it
 // to check the mechanism in CI, where no GPU exists.
 //
+// The legacy default stream is modelled too, landing its copies as late as CUDA's
+// stream semantics allow: copy() into device memory (an allocation of device_memory())
+// from pageable host memory reads its source at once but lands only when something
+// orders after it (a later copy(), as cudaMemcpy waits for earlier default-stream work;
+// synchronize_default(); a lane reaching the mark order_after_default(lane) left; freeing
+// device memory, as cudaFree waits for the device), and a device-to-device copy() lands,
+// reading its source then, at the same points. Lane copies do not wait for it: code that
+// fills a device buffer with copy() and copies it out on a lane without
+// order_after_default reads the old bytes, as on a GPU, where the lanes are non-blocking
+// streams. Copies into host memory and from pinned memory land every pending
+// default-stream copy first and then run at once (cudaMemcpy returns complete).
+//
 // CUDA IPC is simulated within one process: a handle names the allocation (its base and
 // id), and opening it maps it at its own address while the allocation is live. A real
 // device refuses to open its own process's handles; the simulation allows it so that
 // ipc_handle_cache.hpp is tested without a second process or a GPU.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <memory>
+#include <vector>
 
 #include "gpu/device_ops.hpp"
 
@@ -28,6 +42,8 @@ class HostDeviceOps final : public DeviceOps {
   void copy_async(void* dst, const void* src, size_t n, int lane) override;
   bool lane_idle(int lane) override;
   void copy(void* dst, const void* src, size_t n) override;
+  void order_after_default(int lane) override;
+  void synchronize_default() override;
   std::optional<DeviceAllocation> find_allocation(const void* p) override;
   IpcHandle ipc_export(void* base) override;
   void* ipc_open(const IpcHandle& h) override;
@@ -38,7 +54,9 @@ class HostDeviceOps final : public DeviceOps {
   // Copies issued while the other lane of the same pipeline still had one pending.
   size_t overlapped_issues() const noexcept { return overlapped_; }
   // Whether a copy is pending on `lane` (does not count as a poll).
-  bool busy(int lane) const noexcept { return !lanes_[lane].empty(); }
+  bool busy(int lane) const noexcept;
+  // copy()s issued into device memory whose bytes have not landed yet.
+  size_t default_pending() const noexcept { return default_.size(); }
   size_t device_bytes_live() const noexcept;
   size_t ipc_exports() const noexcept { return ipc_exports_; }
   size_t ipc_opens() const noexcept { return ipc_opens_; }
@@ -46,15 +64,32 @@ class HostDeviceOps final : public DeviceOps {
   size_t ipc_mapped() const noexcept { return ipc_mapped_; }
 
  private:
+  // A lane entry: a copy, or (mark set) the point where the lane waits for the
+  // default-stream copies numbered up to *mark, which takes no polls of its own.
   struct Pending {
     void* dst;
     const void* src;
     size_t n;
     int polls_left;
+    std::optional<uint64_t> mark;
+  };
+  // A copy() on the simulated legacy default stream that has not landed: `src` is read
+  // when it lands (device to device) unless `staged` holds the bytes it read at the call
+  // (pageable host to device, as cudaMemcpy's staging buffer does).
+  struct DefaultCopy {
+    uint64_t seq;
+    void* dst;
+    const void* src;
+    size_t n;
+    std::vector<std::byte> staged;
   };
   struct Tracker;
+  // Lands, in order, the pending default-stream copies numbered up to `upto`.
+  void land_default(uint64_t upto);
   int polls_per_copy_;
   std::deque<Pending> lanes_[kLanes];
+  std::deque<DefaultCopy> default_;
+  uint64_t default_seq_ = 0;  // the number of the last copy() put on default_
   size_t issued_ = 0, overlapped_ = 0;
   size_t ipc_exports_ = 0, ipc_opens_ = 0, ipc_mapped_ = 0;
   std::unique_ptr<Tracker> device_, pinned_;

@@ -55,6 +55,17 @@ Task<void> StagedComm::write(const Message& msg, CancelToken token) {
   if (layout.inline_device || !chunks.empty())
     for (auto& s : stage_) s.reserve(opt_.chunk_bytes, MemoryKind::host, &ops_.pinned_memory());
 
+  // The ordering contract (backends/gpu/README.md): the lane copies below read the
+  // device frames only after the work the caller issued on the default stream before
+  // this call (the fill of a send buffer by cudaMemcpy may still be landing).
+  bool device_bytes = false;
+  for (const auto& f : msg.frames)
+    if (f.kind != MemoryKind::host && f.size > 0) device_bytes = true;
+  if (device_bytes) {
+    ops_.order_after_default(kSendLane);
+    if (chunks.size() > 1) ops_.order_after_default(kSendLane + 1);
+  }
+
   Message head;
   head.frames.reserve(1 + head_payload_frames(layout));
   head.frames.push_back(Buffer{descriptor_.data(), descriptor_.size(), MemoryKind::host});
@@ -105,6 +116,22 @@ Task<void> StagedComm::read(Message& into, CancelToken token) {
                         " payload frames, descriptor says " +
                         std::to_string(head_payload_frames(layout)));
 
+  // The ordering contract: copies into device frames of `into` (whose storage is reused)
+  // wait for the work the caller issued on the default stream before, which may still
+  // read the last message there. Head frames and even chunks use kRecvLane, odd chunks
+  // the next lane.
+  std::vector<Chunk> chunks = plan_chunks(layout);
+  bool head_to_device = false, chunks_to_device = false;
+  for (const FrameInfo& f : layout.frames) {
+    if (opt_.deliver.value_or(f.kind) == MemoryKind::host || f.size == 0) continue;
+    if (f.kind == MemoryKind::host || layout.inline_device)
+      head_to_device = true;
+    else
+      chunks_to_device = true;
+  }
+  if (head_to_device || chunks_to_device) ops_.order_after_default(kRecvLane);
+  if (chunks_to_device && chunks.size() > 1) ops_.order_after_default(kRecvLane + 1);
+
   into.prepare_frames(layout.frames.size());
   size_t h = 1;
   for (size_t i = 0; i < layout.frames.size(); ++i) {
@@ -117,7 +144,6 @@ Task<void> StagedComm::read(Message& into, CancelToken token) {
     deliver(dst.data, kind, src.data, f.size, kRecvLane);
   }
 
-  std::vector<Chunk> chunks = plan_chunks(layout);
   if (!chunks.empty()) co_await wait_lane(kRecvLane);  // rx_[0] is reused for chunk 0
   for (size_t k = 0; k < chunks.size(); ++k) {
     int slot = static_cast<int>(k % 2);

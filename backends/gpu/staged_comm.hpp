@@ -10,6 +10,12 @@
 // buffers into the message it returns. One message is several inner messages, so a
 // write or read that fails or is cancelled half-way leaves the stream mid-message: the
 // comm is then only good for abort().
+//
+// Ordering (backends/gpu/README.md): a write copies device frames out only after the work
+// the caller issued on the legacy default stream before it (a cudaMemcpy that filled
+// them, say); a read delivers into device frames after that work too, and returns with
+// them complete and visible to every stream. Work on the caller's own non-blocking
+// streams is the caller's to synchronise before a write.
 #pragma once
 
 #include <memory>

@@ -164,8 +164,8 @@ size_t CommDriver::run_watched(const std::function<Task<size_t>(CancelToken)>& m
 }
 
 // Device memory: a pass-through library may deliver into any kind, so the frame's own
-// kind decides. Device buffers are filled and checked through a host copy (a blocking
-// cudaMemcpy), so validated device timings include those copies as well.
+// kind decides. Device buffers are filled and checked through a host copy (cudaMemcpy),
+// so validated device timings include those copies as well.
 size_t CommDriver::check(const Message& m, size_t size, uint64_t seed) {
   if (m.frames.size() != 1 || m.frames[0].size != size) return size == 0 ? 1 : size;
   const void* data = m.frames[0].data;
@@ -179,7 +179,12 @@ size_t CommDriver::check(const Message& m, size_t size, uint64_t seed) {
 void CommDriver::fill(size_t size, uint64_t seed) {
   if (send_kind_ == MemoryKind::host) return fill_pattern(send_.data(), size, seed);
   fill_pattern(send_shadow_.data(), size, seed);
+  // cudaMemcpy from pageable memory may return before the bytes land on the device. The
+  // staged comm orders its copies after it (its contract, backends/gpu/README.md); a
+  // pass-through library (CUDA-aware MPI, UCX) is not stream-ordered, so the fill must
+  // have finished before the buffer is handed to it, as Dask's UCX comm does too.
   ops_->copy(send_.data(), send_shadow_.data(), size);
+  if (path_ == gpu::GpuPath::pass_through) ops_->synchronize_default();
 }
 
 // Device buffers need a device (checked by the session) and a path: pass-through when

@@ -2,54 +2,154 @@
 # Run HERE (a machine with apt and nvcc): builds commbench with CUDA and packs what the
 # lent GPU machine lacks into build/gpu-bundle/ (ignored by git, carried by the device
 # tool): the stripped benchmark and test binaries, and the Debian runtime of Open MPI and
-# UCX unpacked with `dpkg -x` (no install, no root needed there).
+# UCX with every library they and the binaries need, unpacked with `dpkg -x` (no install,
+# no root needed there). It ends by running check_bundle.sh on the result.
 #
 #   scripts/gpu/prepare_bundle.sh            # -> build/gpu-bundle (about 40-60 MiB)
+#
+# For tests (no CUDA build, no network): --build-dir DIR takes the binaries from an
+# existing build, --targets "a b" names them, --from-installed copies the packages' files
+# from this machine (dpkg -L) instead of downloading them, --out DIR writes the bundle
+# there.
 #
 # The device tool carries at most 64 MiB in all, so the build is Release without debug
 # info and stripped, and package docs are dropped.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root=$PWD
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+# shellcheck source=bundle_lib.sh
+source "$here/bundle_lib.sh"
+
 bundle=$root/build/gpu-bundle
-builddir=$root/build/gpu-bundle-build
-
-# Runtime packages: Open MPI (library, launcher, help files), UCX, and their libraries
-# that a CUDA base image usually lacks (from `apt-cache depends --recurse libopenmpi3
-# openmpi-bin libucx0`, minus what every Debian/Ubuntu base has: libc, libgcc, ssl...).
-# run_gpu_bench.sh lists any library still missing there (ldd) before it starts.
-packages=(
-  libopenmpi3 openmpi-bin openmpi-common libucx0
-  libpmix2 libhwloc15 libevent-core-2.1-7 libevent-pthreads-2.1-7 libfabric1
-  libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200 libnuma1 libpsm2-2
-  libpsm-infinipath1 libmunge2 libxnvctrl0 libx11-6 libxext6 libxcb1 libxau6 libxdmcp6
-  libbsd0 libmd0 libpciaccess0 libudev1 libstdc++6 libgcc-s1
-)
-
-echo "== build (Release, CUDA on) in $builddir"
-cmake --preset openmpi -B "$builddir" -DCOMMBENCH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
-targets=(pingpong bandwidth gpu_device_tests gpu_host_tests)
-for t in transpose_sum merge; do
-  if cmake --build "$builddir" --target help | grep -q "^$t:"; then targets+=("$t"); fi
+builddir=
+targets=()
+from_installed=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build-dir) builddir=$(cd "$2" && pwd); shift 2 ;;
+    --targets) read -ra targets <<<"$2"; shift 2 ;;
+    --from-installed) from_installed=1; shift ;;
+    --out) bundle=$(realpath -m "$2"); shift 2 ;;
+    *) echo "prepare_bundle: error: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
+  esac
 done
-cmake --build "$builddir" --target "${targets[@]}"
+
+if [ -z "$builddir" ]; then
+  builddir=$root/build/gpu-bundle-build
+  echo "== build (Release, CUDA on) in $builddir"
+  cmake --preset openmpi -B "$builddir" -DCOMMBENCH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
+  if [ ${#targets[@]} -eq 0 ]; then
+    targets=(pingpong bandwidth gpu_device_tests gpu_host_tests)
+    for t in transpose_sum merge; do
+      if cmake --build "$builddir" --target help | grep -q "^$t:"; then targets+=("$t"); fi
+    done
+  fi
+  cmake --build "$builddir" --target "${targets[@]}"
+elif [ ${#targets[@]} -eq 0 ]; then
+  # An existing build: the usual binaries, and the applications where it built them.
+  targets=(pingpong bandwidth gpu_device_tests gpu_host_tests)
+  for t in transpose_sum merge; do
+    if [ -n "$(find "$builddir" -type f -name "$t" -perm -u+x | head -1)" ]; then targets+=("$t"); fi
+  done
+fi
 
 rm -rf "$bundle"
-mkdir -p "$bundle/bin" "$bundle/debs" "$bundle/root"
+mkdir -p "$bundle/bin" "$bundle/root"
 for t in "${targets[@]}"; do
   f=$(find "$builddir" -type f -name "$t" -perm -u+x | head -1)
-  [ -n "$f" ] && install -m 755 -s "$f" "$bundle/bin/$t"
+  if [ -z "$f" ]; then
+    echo "prepare_bundle: error: no built $t under $builddir" >&2
+    exit 1
+  fi
+  install -m 755 -s "$f" "$bundle/bin/$t"
 done
 
-echo "== apt-get download ${#packages[@]} packages"
-(cd "$bundle/debs" && apt-get download "${packages[@]}" >/dev/null)
-for deb in "$bundle"/debs/*.deb; do dpkg -x "$deb" "$bundle/root"; done
-rm -rf "$bundle/debs" "$bundle/root/usr/share/doc" "$bundle/root/usr/share/man" \
+# Unpacks Debian packages into the bundle's root: downloaded .debs (dpkg -x), or with
+# --from-installed the files this machine's installed copies list (dpkg -L).
+fetch() {
+  if [ "$from_installed" = 1 ]; then
+    local p f
+    for p in "$@"; do
+      if ! dpkg -L "$p" >/dev/null 2>&1; then
+        echo "prepare_bundle: error: --from-installed: $p is not installed here" >&2
+        return 1
+      fi
+      dpkg -L "$p" | while IFS= read -r f; do
+        if [ -f "$f" ] || [ -L "$f" ]; then
+          mkdir -p "$bundle/root$(dirname "$f")"
+          cp -P --preserve=mode "$f" "$bundle/root$f"
+        fi
+      done
+    done
+  else
+    local debs
+    debs=$(mktemp -d)
+    if ! (cd "$debs" && apt-get download "$@" >"$debs/apt.log" 2>&1); then
+      cat "$debs/apt.log" >&2
+      echo "prepare_bundle: error: apt-get download failed (network to the Debian mirror?)" >&2
+      return 1
+    fi
+    for deb in "$debs"/*.deb; do dpkg -x "$deb" "$bundle/root"; done
+    rm -rf "$debs"
+  fi
+}
+
+# What ldd cannot see: the launcher (openmpi-bin), Open MPI's help files and settings
+# (openmpi-common), and the plugins both libraries dlopen (libopenmpi3, libucx0). The rest
+# is what these and the binaries link, found with ldd until nothing new turns up: the
+# packages of one round bring libraries and plugins whose needs the next round adds.
+packages=(libopenmpi3 openmpi-bin openmpi-common libucx0)
+declare -A fetched=()
+for round in 1 2 3 4 5 6 7 8; do
+  mapfile -t elfs < <(bundle_elf_files "$bundle/bin" "$bundle/root")
+  if ! bundle_needed_packages "${elfs[@]}" > "$bundle/needed"; then
+    echo "prepare_bundle: error: cannot tell which packages the bundle needs (above)" >&2
+    exit 1
+  fi
+  mapfile -t needed < "$bundle/needed"
+  rm "$bundle/needed"
+  new=()
+  for p in "${packages[@]}" "${needed[@]}"; do
+    [ -n "${fetched[$p]+x}" ] || new+=("$p")
+  done
+  [ ${#new[@]} -gt 0 ] || break
+  mapfile -t new < <(printf '%s\n' "${new[@]}" | sort -u)
+  echo "== round $round: ${#new[@]} packages: ${new[*]}"
+  fetch "${new[@]}"
+  for p in "${new[@]}"; do fetched[$p]=1; done
+  if [ "$round" = 8 ]; then
+    echo "prepare_bundle: error: the library closure did not settle in 8 rounds" >&2
+    exit 1
+  fi
+done
+printf '%s\n' "${!fetched[@]}" | sort > "$bundle/PACKAGES"
+
+# Names that maintainer scripts make and dpkg -x does not: update-alternatives links
+# (libpsm_infinipath.so.1, which libfabric needs, is one). A library the bundle holds but
+# only finds outside it gets a link in the bundle's library directory.
+(
+  bundle_export_env "$bundle"
+  mapfile -t elfs < <(bundle_elf_files "$bundle/bin" "$bundle/root")
+  bundle_ldd "${elfs[@]}" | while IFS=$'\t' read -r _ soname path; do
+    case $path in "$bundle"/* | "not found") continue ;; esac
+    [[ $soname =~ $bundle_host_libs ]] && continue
+    real=$(readlink -f "$path")
+    link=$bundle/root/usr/lib/x86_64-linux-gnu/$soname
+    if [ -f "$bundle/root$real" ] && [ ! -e "$link" ]; then
+      ln -s "$(realpath --relative-to="$(dirname "$link")" "$bundle/root$real")" "$link"
+      echo "== linked $soname -> $real (made by update-alternatives on Debian)"
+    fi
+  done
+)
+
+rm -rf "$bundle/root/usr/share/doc" "$bundle/root/usr/share/man" \
        "$bundle/root/usr/share/lintian" "$bundle/root/usr/lib/x86_64-linux-gnu/openmpi/include"
 find "$bundle/root" -name '*.a' -delete
-cp "$root/scripts/gpu/run_gpu_bench.sh" "$bundle/"
+cp "$here/run_gpu_bench.sh" "$here/check_bundle.sh" "$here/bundle_lib.sh" "$bundle/"
 git -C "$root" rev-parse --short HEAD > "$bundle/GIT_COMMIT" 2>/dev/null || true
+
+"$bundle/check_bundle.sh" "$bundle"
 du -sh "$bundle"
 size=$(du -sm "$bundle" | cut -f1)
 if [ "$size" -gt 60 ]; then

@@ -12,15 +12,18 @@ out=${1:-${OUT:-results/gpu/$(date -u +%Y%m%dT%H%M%SZ)}}
 mkdir -p "$out"
 bin=$here/bin
 rt=$here/root
-lib=$rt/usr/lib/x86_64-linux-gnu
+die() {
+  echo "run_gpu_bench: error: $*" | tee -a "$out/run.log" >&2
+  exit 1
+}
 
-# The unpacked Debian runtime, relocated: OPAL_PREFIX moves Open MPI's prefix (its
-# plugins and help files follow), UCX finds its transports through UCX_MODULE_DIR.
-export LD_LIBRARY_PATH=$lib:$lib/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export OPAL_PREFIX=$rt/usr
-export PATH=$rt/usr/bin:$PATH
-export OMPI_MCA_mca_base_component_path=$lib/openmpi/lib/openmpi3
-export UCX_MODULE_DIR=$lib/ucx
+# The unpacked Debian runtime, relocated (bundle_lib.sh: LD_LIBRARY_PATH, OPAL_PREFIX,
+# UCX_MODULE_DIR and the Open MPI component path into the bundle).
+# shellcheck source=bundle_lib.sh
+source "$here/bundle_lib.sh" || die "no bundle_lib.sh next to $0 (rebuild the bundle)"
+bundle_export_env "$here"
+# Programs of this machine (python3, nvidia-smi) run without the bundle's libraries.
+host() { env -u LD_LIBRARY_PATH "$@"; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # As Debian's /etc/openmpi/openmpi-mca-params.conf (not carried): ob1, not the UCX PML,
 # so Open MPI runs the same path as in the host results.
@@ -32,16 +35,21 @@ app_mpirun=(timeout 600 "$rt/usr/bin/orterun" --oversubscribe -np 4)
 log() { echo "== $*" | tee -a "$out/run.log"; }
 
 log "machine"
-{ nvidia-smi -q || echo "nvidia-smi failed"; } > "$out/nvidia-smi.txt" 2>&1
-nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv \
+{ host nvidia-smi -q || echo "nvidia-smi failed"; } > "$out/nvidia-smi.txt" 2>&1
+host nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv \
   2>&1 | tee -a "$out/run.log"
-nvidia-smi topo -m > "$out/nvidia-topo.txt" 2>&1 || true
+host nvidia-smi topo -m > "$out/nvidia-topo.txt" 2>&1 || true
 uname -a >> "$out/run.log"
 cat "$here/GIT_COMMIT" >> "$out/run.log" 2>/dev/null || true
 
-log "missing libraries (must be empty)"
-for b in "$bin"/*; do ldd "$b" | grep "not found"; done | sort -u | tee "$out/missing-libs.txt"
-ldd "$rt/usr/bin/orterun" | grep "not found" | tee -a "$out/missing-libs.txt"
+# Every library resolves into the bundle (or to glibc, libstdc++, the driver), every
+# binary starts, two ranks validate: else nothing below could mean anything.
+log "bundle check"
+if ! "$here/check_bundle.sh" "$here" > "$out/check_bundle.txt" 2>&1; then
+  die "the bundle cannot run here: $(grep -m1 '^check_bundle: ' "$out/check_bundle.txt" |
+    sed 's/^check_bundle: //') (all of it: $out/check_bundle.txt)"
+fi
+tail -1 "$out/check_bundle.txt" | tee -a "$out/run.log"
 
 log "GPU tests (must run, not skip)"
 "$bin/gpu_device_tests" 2>&1 | tee "$out/gpu_device_tests.txt" | tail -5
@@ -82,11 +90,24 @@ run_pair pingpong_cuda_passthrough pingpong --memory cuda --gpu-path pass-throug
 
 # 3. Applications on device memory, 2 workers (when the build supports it).
 for app in transpose_sum merge; do
+  [ -x "$bin/$app" ] || { log "$app: not in this bundle: skipped"; continue; }
   # Asked through the binary's JSON option list, never its --help text.
-  if [ -x "$bin/$app" ] && "$bin/$app" --list-options 2>/dev/null | python3 -c '
+  options=$("$bin/$app" --list-options 2>"$out/${app}_list_options.err") ||
+    die "$app --list-options failed: $(head -1 "$out/${app}_list_options.err")"
+  has_memory=$(host python3 -c '
 import json, sys
-names = {n for o in json.load(sys.stdin)["options"] for n in [o["name"]] + o.get("aliases", [])}
-sys.exit(0 if "--memory" in names else 1)'; then
+try:
+    opts = json.load(sys.stdin)["options"]
+except (ValueError, KeyError, TypeError) as e:
+    print("bad: not an option list (%s)" % e)
+    sys.exit()
+names = {n for o in opts for n in [o["name"]] + o.get("aliases", [])}
+print("yes" if "--memory" in names else "no")' <<<"$options")
+  case $has_memory in
+    yes | no) ;;
+    *) die "$app --list-options: $has_memory" ;;
+  esac
+  if [ "$has_memory" = yes ]; then
     for mem in host cuda; do
       log "$app --memory $mem"
       "${app_mpirun[@]}" "$bin/$app" --backend "$backends" --memory "$mem" \

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "comm/registry.hpp"
@@ -92,6 +93,66 @@ TEST(CudaDevice, StagedCommMovesDeviceFramesOverTcp) {
     ops->copy(back.data(), in.frames.at(0).data, n);
   }));
   EXPECT_EQ(back, src);
+}
+
+// cudaMemcpy from pageable memory may return before its bytes land on the device (they
+// land later, on the legacy default stream); order_after_default makes a lane wait for
+// them. Small copies are the ones CUDA returns from early, so many small rounds.
+TEST(CudaDevice, OrderAfterDefaultWaitsForAPageableCopy) {
+  REQUIRE_DEVICE(ops);
+  const size_t n = 4096;
+  Storage dev, pinned;
+  void* d = dev.reserve(n, MemoryKind::cuda);
+  auto* p = static_cast<uint8_t*>(pinned.reserve(n, MemoryKind::host, &ops->pinned_memory()));
+  size_t wrong_rounds = 0;
+  for (int round = 0; round < 200; ++round) {
+    auto src = pattern(n, static_cast<uint8_t>(round));
+    ops->copy(d, src.data(), n);
+    ops->order_after_default(0);
+    ops->copy_async(p, d, n, 0);
+    while (!ops->lane_idle(0)) {
+    }
+    wrong_rounds += std::memcmp(p, src.data(), n) != 0;
+  }
+  EXPECT_EQ(wrong_rounds, 0u);
+}
+
+// What pingpong --memory cuda --validate does on the staged path, at the inline sizes
+// that came back wrong on an H200 before StagedComm ordered its copies after the
+// caller's default stream: refill one device buffer with copy() and write it at once.
+TEST(CudaDevice, StagedCommSendsDeviceFramesJustFilledByCopy) {
+  REQUIRE_DEVICE(ops);
+  EventLoop loop;
+  auto backend = registry().create("tcp", loop);
+  std::unique_ptr<Comm> a, b;
+  auto listener = backend->make_listener(backend->default_listen_address("127.0.0.1"));
+  std::vector<std::string> wrong;
+  loop.run(with_timeout(loop, 60s, [&](CancelToken) -> Task<void> {
+    co_await listener->start([&](std::unique_ptr<Comm> c) -> Task<void> {
+      b = std::move(c);
+      co_return;
+    });
+    a = co_await backend->make_connector()->connect(listener->contact_address(), 5s);
+    while (!b) co_await loop.sleep_for(100us);
+    StagedComm sa(std::move(a), *ops, loop), sb(std::move(b), *ops, loop);
+    Storage dev;
+    Message in;
+    for (size_t n : {size_t{1}, size_t{64}, size_t{4096}, size_t{32768}, size_t{262144},
+                     (size_t{3} << 20) + 5}) {
+      void* d = dev.reserve(n, MemoryKind::cuda);
+      for (int i = 0; i < 20; ++i) {
+        auto src = pattern(n, static_cast<uint8_t>(3 * i + 1));
+        ops->copy(d, src.data(), n);
+        Message out({Buffer{d, n, MemoryKind::cuda}});
+        co_await when_all(sa.write(out), sb.read(in));
+        std::vector<uint8_t> back(n);
+        ops->copy(back.data(), in.frames.at(0).data, n);
+        if (back != src) wrong.push_back(std::to_string(n) + " B, message " + std::to_string(i));
+      }
+    }
+  }));
+  EXPECT_TRUE(wrong.empty()) << wrong.size() << " wrong, the first "
+                             << (wrong.empty() ? std::string() : wrong.front());
 }
 
 // The CUDA side of gpu/ipc_handle_cache.hpp: allocations are traced back to their base,

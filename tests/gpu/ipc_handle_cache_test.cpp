@@ -162,6 +162,8 @@ TEST(IpcDevice, DevicesWithoutIpcSayWhy) {
     void copy_async(void*, const void*, size_t, int) override {}
     bool lane_idle(int) override { return true; }
     void copy(void*, const void*, size_t) override {}
+    void order_after_default(int) override {}
+    void synchronize_default() override {}
   } ops;
   IpcExportCache out(ops);
   int x = 0;

@@ -1,7 +1,8 @@
 // StagedComm over real TCP comms in one process, with HostDeviceOps standing in for the
 // GPU: "device" frames are host memory, but every staging copy is deferred until its
 // lane is polled, so reusing a staging buffer too early or delivering before a copy
-// finished shows up as wrong bytes. Every byte of every frame is checked.
+// finished shows up as wrong bytes; so does a copy() into device memory that a lane reads
+// before it landed (the simulated default stream). Every byte of every frame is checked.
 #include "gpu/staged_comm.hpp"
 
 #include <gtest/gtest.h>
@@ -250,6 +251,104 @@ TEST_F(StagedCommTest, ReceivedDeviceStorageIsReleased) {
     }
     EXPECT_EQ(device_alloc_.live, 5000u);
   });
+}
+
+// The benchmarks fill a device send buffer with copy() (cudaMemcpy from pageable memory,
+// which may return before its bytes land, ordered on the legacy default stream) and
+// write it at once; the lanes are non-blocking streams that do not wait for that. So
+// write() must order its lane copies after the caller's default-stream work. The device
+// frames are refilled for every message, as pingpong --validate does: a lane copy that
+// reads a frame before its fill lands sends the previous message's bytes.
+TEST_F(StagedCommTest, WriteOrdersItsCopiesAfterTheCallersDefaultStreamWork) {
+  connect_staged(chunked(1000), chunked(1000));
+  std::vector<Shape> shapes = {
+      {{1, D}},
+      {{100, D}},
+      {{10, H}, {1000, D}},           // inline, one lane
+      {{3007, D}},                    // chunked over both send lanes
+      {{5, H}, {700, D}, {2500, D}},  // chunked, two device frames
+  };
+  run([&](CancelToken) -> Task<void> {
+    std::vector<Storage> dev(3);  // the sender's device frames, reused for every message
+    for (size_t id = 0; id < 3 * shapes.size(); ++id) {
+      const Shape& shape = shapes[id % shapes.size()];
+      Shape on_host = shape;
+      for (auto& f : on_host) f.kind = H;
+      PatternMessage src(id, on_host);  // pageable host memory
+      Message out;
+      for (size_t f = 0; f < shape.size(); ++f) {
+        Buffer b = src.msg.frames[f];
+        if (shape[f].kind == D) {
+          void* d = dev[f].reserve(b.size, D, &client_ops_.device_memory());
+          client_ops_.copy(d, b.data, b.size);
+          b = Buffer{d, b.size, D};
+        }
+        out.frames.push_back(b);
+      }
+      EXPECT_GT(client_ops_.default_pending(), 0u);  // the last fill has not landed
+      Message in;
+      co_await when_all(client_->write(out), server_->read(in));
+      EXPECT_EQ(wrong_bytes(in, id, shape), 0u) << "message " << id;
+    }
+  });
+}
+
+// The other direction of the contract: work the caller issued on the default stream
+// before read() and that still uses the destination (here a device-to-device copy() out
+// of the last message, which may not have run when it returns) sees the old bytes, not
+// the ones read() delivers into the reused frame.
+TEST_F(StagedCommTest, ReadOrdersItsCopiesAfterTheCallersDefaultStreamWork) {
+  connect_staged(chunked(1000), chunked(1000));
+  for (size_t n : {600u, 2500u}) {  // inline and chunked
+    Shape shape = {{n, D}};
+    PatternMessage first(1, shape), second(2, shape);
+    // Received device frames come from the receiver's device, so its copy() knows them.
+    set_allocator(D, &server_ops_.device_memory());
+    run([&](CancelToken) -> Task<void> {
+      Message in;
+      co_await when_all(client_->write(first.msg), server_->read(in));
+      Storage kept;
+      void* k = kept.reserve(n, D, &server_ops_.device_memory());
+      server_ops_.copy(k, in.frames.at(0).data, n);
+      EXPECT_EQ(server_ops_.default_pending(), 1u);  // queued on the default stream
+      co_await when_all(client_->write(second.msg), server_->read(in));
+      server_ops_.synchronize_default();
+      Message copied({Buffer{k, n, D}});
+      EXPECT_EQ(wrong_bytes(copied, 1, shape), 0u) << n << " bytes: the copy saw read()'s bytes";
+      EXPECT_EQ(wrong_bytes(in, 2, shape), 0u) << n << " bytes";
+    });
+    set_allocator(D, &device_alloc_);
+  }
+}
+
+// The simulated default stream itself: copy() into device memory from pageable memory
+// lands late, lane copies do not wait for it unless ordered, copies out wait for it.
+TEST(HostDeviceOps, DefaultStreamCopiesLandInOrderAndLanesWaitOnlyWhenOrdered) {
+  HostDeviceOps ops(1);
+  auto* d = static_cast<unsigned char*>(ops.device_memory().allocate(4));
+  auto* pinned = static_cast<unsigned char*>(ops.pinned_memory().allocate(4));
+  unsigned char src[4] = {1, 2, 3, 4}, out[4] = {};
+  std::memset(d, 0, 4);
+  ops.copy(d, src, 4);
+  src[0] = 9;  // the source was read at the call
+  ops.copy_async(pinned, d, 4, 0);
+  while (!ops.lane_idle(0)) {
+  }
+  EXPECT_EQ(pinned[0], 0);  // an unordered lane copy read the device before the fill landed
+  ops.order_after_default(1);
+  ops.copy_async(pinned, d, 4, 1);
+  EXPECT_EQ(ops.default_pending(), 1u);
+  while (!ops.lane_idle(1)) {
+  }
+  EXPECT_EQ(ops.default_pending(), 0u);
+  EXPECT_EQ(pinned[0], 1);
+  EXPECT_EQ(pinned[3], 4);
+  src[0] = 7;
+  ops.copy(d, src, 1);
+  ops.copy(out, d, 4);  // device to host waits for it
+  EXPECT_EQ(out[0], 7);
+  ops.pinned_memory().deallocate(pinned, 4);
+  ops.device_memory().deallocate(d, 4);
 }
 
 TEST(StagedCommOptions, ZeroChunkIsRejected) {

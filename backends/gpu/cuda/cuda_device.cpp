@@ -61,10 +61,13 @@ class CudaOps final : public gpu::DeviceOps {
     for (int l = 0; l < kLanes; ++l) {
       check(cudaStreamCreateWithFlags(&streams_[l], cudaStreamNonBlocking), "cudaStreamCreate");
       check(cudaEventCreateWithFlags(&events_[l], cudaEventDisableTiming), "cudaEventCreate");
+      check(cudaEventCreateWithFlags(&default_marks_[l], cudaEventDisableTiming),
+            "cudaEventCreate");
     }
   }
   ~CudaOps() override {
     for (int l = 0; l < kLanes; ++l) {
+      (void)cudaEventDestroy(default_marks_[l]);
       (void)cudaEventDestroy(events_[l]);
       (void)cudaStreamDestroy(streams_[l]);
     }
@@ -84,8 +87,19 @@ class CudaOps final : public gpu::DeviceOps {
     check(e, "cudaEventQuery");
     return true;
   }
+  // On the legacy default stream; from pageable memory it may return before the bytes
+  // land (device_ops.hpp), hence order_after_default.
   void copy(void* dst, const void* src, size_t n) override {
     check(cudaMemcpy(dst, src, n, cudaMemcpyDefault), "cudaMemcpy");
+  }
+  // cudaStreamLegacy names the legacy default stream even in code built with
+  // --default-stream per-thread. The lane's stream waits on the device; the host does not.
+  void order_after_default(int lane) override {
+    check(cudaEventRecord(default_marks_[lane], cudaStreamLegacy), "cudaEventRecord");
+    check(cudaStreamWaitEvent(streams_[lane], default_marks_[lane], 0), "cudaStreamWaitEvent");
+  }
+  void synchronize_default() override {
+    check(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
   }
 
   // CUDA IPC: compiled everywhere CUDA is, but so far run on no GPU (see
@@ -118,6 +132,7 @@ class CudaOps final : public gpu::DeviceOps {
   PinnedAllocator pinned_alloc_;
   cudaStream_t streams_[kLanes]{};
   cudaEvent_t events_[kLanes]{};
+  cudaEvent_t default_marks_[kLanes]{};  // recorded on cudaStreamLegacy, waited on by a lane
 };
 
 int local_rank() {
