@@ -1,6 +1,6 @@
 """The study's plumbing without MPI: the matrix built from the binaries' JSON answers (a
-missing option is a hard error), the claims table and its ablation split, the machine
-state and the secret filter. Run: python3 -m unittest discover -s scripts/tests"""
+missing option is a hard error), the machine state and the secret filter (the claims
+table: test_claims.py). Run: python3 -m unittest discover -s scripts/tests"""
 
 import json
 import math
@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 
-from cbresults import ablation, claims, machine, matrix, schema  # noqa: E402
+from cbresults import machine, matrix, schema  # noqa: E402
 
 
 def row(**kw):
@@ -185,88 +185,6 @@ class ReproduceDryRunTest(unittest.TestCase):
             self.assertNotEqual(p.returncode, 0)
             self.assertIn("reproduce: error: merge has no option for its size 'rows_per_chunk'",
                           p.stderr)
-
-
-def study_rows():
-    """One interleaved cross-family run: ucx:polling 2x slower than ucx:cooperative,
-    raw-ucx 0.8 of raw-mpi; plus application runs."""
-    rows = []
-    lat = {("mpi", "cooperative"): 1.0, ("ucx", "cooperative"): 0.9, ("ucx", "polling"): 1.8,
-           ("tcp", "epoll"): 10.0, ("raw-mpi", "blocking"): 0.8, ("raw-ucx", "polling"): 0.64,
-           ("raw-tcp", "blocking"): 12.0}
-    for s in (1, 64, 4096):
-        for (b, p), v in lat.items():
-            rows.append(row(benchmark="pingpong", origin="suite", backend=b, progress=p,
-                            mpi="openmpi", size_bytes=s, latency_us_p50=v, run_id="cmp",
-                            _file="pingpong-compare-openmpi.csv"))
-    for w in (1, 2):
-        for (b, p), wall in {("mpi", "cooperative"): 1.0, ("ucx", "cooperative"): 1.2,
-                             ("ucx", "polling"): 1.5, ("tcp", "epoll"): 2.0}.items():
-            rows.append(row(benchmark="merge", origin="suite", backend=b, progress=p,
-                            mpi="openmpi", layout="compact", workers=w, run=0, wall_s=wall,
-                            comm_s=wall / 4, rows_per_s=1e6 / wall, run_id="m%s%s%d" % (b, p, w)))
-    return rows
-
-
-class ClaimsTest(unittest.TestCase):
-    def test_latency_claim_and_its_split(self):
-        rows = study_rows()
-        v, where, files = claims.measure(rows, claims.CLAIMS[0][4], "openmpi")
-        self.assertAlmostEqual(v, 1.8)
-        self.assertIn("interleaved", where)
-        self.assertEqual(files, ["pingpong-compare-openmpi.csv"])
-        f = ablation.factors(rows, "openmpi", "latency", bandname="1B-4KiB")
-        self.assertAlmostEqual(f["progress"], 2.0)
-        self.assertAlmostEqual(f["transport"], 0.8)
-        self.assertAlmostEqual(f["total"], f["progress"] * f["transport"] * f["layer"])
-        text = claims.verdict(rows, claims.CLAIMS[0], "openmpi", v)
-        self.assertIn("not reproduced here", text)
-        self.assertIn("*progress* row", text)
-
-    def test_table_has_every_claim_and_pending_rows_show_no_number(self):
-        md = claims.table(study_rows())
-        for source, what, paper, _low, _spec in claims.CLAIMS:
-            self.assertIn("| %s | %s | %s |" % (source, what, paper), md)
-        matmul = [l for l in md.splitlines() if "matrix multiply" in l]
-        self.assertEqual(len(matmul), 2)
-        for line in matmul:  # no matmul rows in this study: pending, no number
-            self.assertIn("pending: needs matmul runs of mpi:cooperative", line)
-            self.assertNotRegex(line.split("|")[4], r"\d+\.\d+x")
-        merge = [l for l in md.splitlines() if "| Fig 8a |" in l][0]
-        self.assertIn("1.50x (1,2 workers)", merge)
-
-    def test_matmul_claims_are_measured_once_matmul_ran(self):
-        rows = study_rows()
-        for w in (1, 2):
-            for (b, p), wall in {("mpi", "cooperative"): 1.0, ("ucx", "polling"): 4.0,
-                                 ("ucx", "cooperative"): 2.0, ("tcp", "epoll"): 5.0}.items():
-                rows.append(row(benchmark="matmul", origin="suite", backend=b, progress=p,
-                                mpi="openmpi", layout="compact", workers=w, run=0,
-                                wall_s=wall, comm_s=wall / 2, run_id="mm%s%s%d" % (b, p, w),
-                                _file="matmul-%s-%s-w%d.csv" % (b, p, w)))
-            rows.append(row(benchmark="matmul", origin="external", backend="dask-tcp",
-                            progress="asyncio", layout="dask", workers=w, run=0, wall_s=20.0,
-                            run_id="dask", _file="external-dask.csv"))
-        ucx = next(c for c in claims.CLAIMS if c[1] == "matrix multiply vs UCX")
-        tcp = next(c for c in claims.CLAIMS if c[1] == "matrix multiply vs TCP")
-        self.assertNotIn("needs", ucx[4])
-        v, where, files = claims.measure(rows, ucx[4], "openmpi")
-        self.assertAlmostEqual(v, 4.0)
-        self.assertEqual(where, "1,2 workers")
-        self.assertIn("matmul-mpi-cooperative-w2.csv", files)
-        self.assertIn("**reproduced here**", claims.verdict(rows, ucx, "openmpi", v))
-        v, _, _ = claims.measure(rows, tcp[4], "openmpi")
-        self.assertAlmostEqual(v, 5.0)
-        text = claims.verdict(rows, tcp, "openmpi", v)
-        # the language layer: Dask's LocalCluster 4x slower than ours on tcp:epoll
-        self.assertIn("runs this workload 4.0x slower", text)
-        line = [l for l in claims.table(rows).splitlines() if "matrix multiply vs UCX" in l][0]
-        self.assertIn("4.00x (1,2 workers)", line)
-
-    def test_reproduced_when_within_the_factor(self):
-        claim = ("Fig X", "x", "2x", 2.0, claims.CLAIMS[0][4])
-        self.assertIn("**reproduced here**",
-                      claims.verdict(study_rows(), claim, "openmpi", 1.5))
 
 
 class MachineTest(unittest.TestCase):
