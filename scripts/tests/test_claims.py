@@ -249,6 +249,24 @@ class AppClaimTest(unittest.TestCase):
                          (1, "unpaired invocations", C.NO_DIFFERENCE))
         self.assertIn("1 unpaired invocation", r["why"])
 
+    def test_the_split_uses_a_backend_that_ran_outside_the_rounds(self):
+        # reproduce runs ucx:cooperative (the split's middle) once per point, not in rounds:
+        # its factors are one unpaired sample each, and still account for the claim
+        rows = app_rows("merge", {1: {ROLES["mpi"]: 1.0, ROLES["ucx"]: 1.0},
+                                  2: {ROLES["mpi"]: 1.0, ROLES["ucx"]: 3.0}}, rounds=10,
+                        drift=False)
+        rows += [r for r in app_rows("merge", {1: {ROLES["ucxc"]: 1.0}, 2: {ROLES["ucxc"]: 2.0}},
+                                     rounds=1, drift=False)]
+        for r in rows:
+            if r["progress"] == "cooperative" and r["backend"] == "ucx":
+                r["_file"] = r["_file"].replace("-r01", "")
+        per_w = paired.app_pairs(rows, "merge", ROLES["ucxc"], ROLES["ucx"], "wall_s", "openmpi")
+        self.assertEqual((per_w[2]["paired"], len(per_w[2]["ratios"])), (False, 1))
+        r = C.evaluate(C.Context(rows), claim("8a"), "openmpi")
+        self.assertEqual(r["n"], 10)  # the claim itself stays paired
+        self.assertRegex(C.account_text([r["account"]]),
+                         r"^transport 2\.0\dx; progress 1\.[45]\dx$")
+
     def test_against_tcp_the_language_layer_accounts(self):
         rows = app_rows("matmul", {1: walls(), 2: walls(tcp=2.0)}, rounds=10, drift=False)
         rows += [row(benchmark="matmul", origin="external", backend="dask-tcp",

@@ -41,7 +41,8 @@ BACKENDS = [backend("mpi", ["batched", "cooperative", "blocking"], "raw-mpi",
 MICRO_OPTIONS = ["--backend", "--backend-opt", "--min-size", "--max-size", "--factor",
                  "--iters", "--iters-large", "--warmup", "--warmup-large", "--reps",
                  "--window", "--bidirectional", "--csv", "--timeout", "--interface"]
-APP_OPTIONS = ["--backend", "--progress", "--layout", "--runs", "--csv", "--interface"]
+APP_OPTIONS = ["--backend", "--progress", "--layout", "--runs", "--warmup", "--csv",
+               "--interface"]
 
 
 def options(names, sizes=None, layouts=()):
@@ -154,13 +155,83 @@ def fake_build(root, merge_sizes):
 
 
 class ReproduceDryRunTest(unittest.TestCase):
-    def run_reproduce(self, d, merge_sizes):
+    def run_reproduce(self, d, merge_sizes, profile="--full", extra=()):
         fake_build(os.path.join(d, "build", "openmpi"), merge_sizes)
         return subprocess.run(
-            [sys.executable, os.path.join(SCRIPTS, "reproduce"), "--full", "--dry-run",
+            [sys.executable, os.path.join(SCRIPTS, "reproduce"), profile, "--dry-run",
              "--no-setup", "--mpi", "openmpi", "--skip", "external,dask",
-             "--build-dir", os.path.join(d, "build", "{mpi}"), "--out", os.path.join(d, "out")],
-            capture_output=True, text=True, timeout=120)
+             "--build-dir", os.path.join(d, "build", "{mpi}"), "--out", os.path.join(d, "out")]
+            + list(extra), capture_output=True, text=True, timeout=120)
+
+    def quick_plan(self, extra=()):
+        with tempfile.TemporaryDirectory() as d:
+            p = self.run_reproduce(d, {"rows_per_chunk": "--chunk-size"}, "--quick", extra)
+            if "not found; skipped" in p.stdout:
+                self.skipTest("mpirun.openmpi is not installed")
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            with open(os.path.join(d, "out", "manifest.json")) as f:
+                return json.load(f)
+
+    def test_quick_runs_the_claims_backends_in_paired_rounds(self):
+        """Fails on the old plan: one invocation per backend and worker count, always in the
+        same order (mpi, tcp, ucx), 3 runs each, and one cross-family run."""
+        m = self.quick_plan()
+        self.assertEqual(m["rounds"]["rounds"], 10)
+        runs = m["runs"]
+        merge = [r for r in runs if r["label"].startswith("merge ")]
+        in_rounds = [r for r in merge if r["round"] is not None]
+        # merge's claims compare mpi:cooperative, ucx:polling and tcp:epoll at 1 (the null)
+        # and 2 workers: 3 x 2 per round
+        self.assertEqual(len(in_rounds), 10 * 3 * 2)
+        for k in range(1, 11):
+            block = [r for r in in_rounds if r["round"] == k and "workers=2" in r["label"]]
+            self.assertEqual(sorted(r["label"].split()[1] for r in block),
+                             ["mpi:cooperative", "tcp:epoll", "ucx:polling"])
+            for r in block:
+                self.assertIn("-w2-r%02d-openmpi.csv" % k, r["command"])
+                self.assertIn("--runs 1", r["command"])
+                self.assertIn("--warmup 2", r["command"])
+        # the order inside a round is shuffled, not always the same
+        orders = {tuple(r["label"].split()[1] for r in in_rounds
+                        if r["round"] == k and "workers=2" in r["label"]) for k in range(1, 11)}
+        self.assertGreater(len(orders), 2)
+        # rounds come after everything that runs once, round by round
+        idx = [i for i, r in enumerate(runs) if r["round"] is not None]
+        self.assertEqual(idx, list(range(idx[0], len(runs))))
+        self.assertEqual([runs[i]["round"] for i in idx], sorted(runs[i]["round"] for i in idx))
+        # 3 workers run once, with the profile's runs, for the figures; so does the
+        # ablation's ucx:cooperative at every worker count
+        once = sorted(r["label"] for r in merge if r["round"] is None)
+        self.assertEqual(len(once), 3 + 3)
+        self.assertTrue(all("--runs 3" in r["command"] for r in merge if r["round"] is None))
+        self.assertEqual([l for l in once if "ucx:cooperative" in l],
+                         ["merge ucx:cooperative layout=compact workers=%d (openmpi)" % w
+                          for w in (1, 2, 3)])
+        # transpose-sum has no TCP claim: tcp:epoll runs once per worker count
+        ts_tcp = [r for r in runs if r["label"].startswith("transpose_sum tcp:epoll")]
+        self.assertEqual([r["round"] for r in ts_tcp], [None, None, None])
+
+    def test_the_cross_family_run_is_invoked_once_per_round_five_times(self):
+        runs = self.quick_plan()["runs"]
+        for bench in ("pingpong", "bandwidth"):
+            cmp_ = [r for r in runs if r["label"].startswith("%s compare-r" % bench)]
+            self.assertEqual([r["round"] for r in cmp_], [1, 2, 3, 4, 5])
+            for k, r in enumerate(cmp_, start=1):
+                self.assertIn("%s-compare-r%d-openmpi.csv" % (bench, k), r["command"])
+                if bench == "bandwidth":
+                    self.assertIn("--reps 2", r["command"])
+        # the bi-directional one is no claim's: once
+        self.assertEqual(len([r for r in runs if "compare-bidirectional" in r["label"]]), 1)
+
+    def test_the_plan_is_the_same_every_time_and_rounds_can_be_turned_off(self):
+        a = [r["label"] for r in self.quick_plan()["runs"]]
+        self.assertEqual(a, [r["label"] for r in self.quick_plan()["runs"]])
+        self.assertNotEqual(a, [r["label"] for r in self.quick_plan(["--seed", "7"])["runs"]])
+        m = self.quick_plan(["--rounds", "0"])
+        self.assertIsNone(m["rounds"])
+        self.assertTrue(all(r["round"] is None for r in m["runs"]))
+        self.assertEqual(len([r for r in m["runs"] if r["label"].startswith("merge ")]),
+                         4 * 3)  # 4 backends x 3 worker counts, once each
 
     def test_full_dry_run_manifest_shows_merge_at_its_size(self):
         if not matrix.mpirun_prefix:  # pragma: no cover

@@ -66,18 +66,21 @@ def app_pairs(rows, bench, a, b, metric, mpi):
         paired = bool(shared)
         if paired:
             keys = shared
-        elif None in ia[w] and None in ib[w]:
-            keys = [None]  # CSVs from before rounds: one unpaired sample
+            side_a, side_b = ia[w], ib[w]
         else:
-            continue
+            # CSVs from before rounds, or one side in rounds and the other run once: the
+            # medians over every run of each side, one unpaired sample
+            keys = [None]
+            side_a = {None: [r for rs in ia[w].values() for r in rs]}
+            side_b = {None: [r for rs in ib[w].values() for r in rs]}
         ratios, used = [], []
         for k in keys:
-            va = select.median([r[metric] for r in ia[w][k]])
-            vb = select.median([r[metric] for r in ib[w][k]])
+            va = select.median([r[metric] for r in side_a[k]])
+            vb = select.median([r[metric] for r in side_b[k]])
             if not va or not vb:
                 continue
             ratios.append(va / vb if metric in HIGHER_IS_BETTER else vb / va)
-            used += ia[w][k] + ib[w][k]
+            used += side_a[k] + side_b[k]
         if ratios:
             out[w] = {"ratios": ratios, "rounds": keys, "paired": paired, "rows": used}
     return out

@@ -142,28 +142,3 @@ def paired_table(ctx, mpis, metric="wall_s"):
                      "backend, its runs back to back), so a ratio compares separate "
                      "invocations.")
     return "\n".join(lines) + "\n\n" + " ".join(notes)
-
-
-def app_medians(rows):
-    """Per workload: every series' median wall time (and comm time) per worker count."""
-    from . import select
-    out = []
-    for bench in APPS:
-        pts = select.app_points(rows, bench)
-        if not pts:
-            continue
-        ws = sorted({w for per in pts.values() for w in per})
-        out += ["", "**%s**: median wall s (comm s) over runs" % bench, "",
-                "| series | " + " | ".join("%d w" % w for w in ws) + " |",
-                "|---|" + "---|" * len(ws)]
-        for key in sorted(pts, key=lambda k: (k[0] == "external", k[1], k[2], k[3], k[4])):
-            cells = []
-            for w in ws:
-                p = pts[key].get(w) or {}
-                if p.get("wall_s") is None:
-                    cells.append("–")
-                else:
-                    cells.append("%.3g%s" % (p["wall_s"], " (%.3g)" % p["comm_s"]
-                                             if p.get("comm_s") else ""))
-            out.append("| %s | %s |" % (select.app_label(key), " | ".join(cells)))
-    return "\n".join(out) if out else "*No application rows.*"
