@@ -138,7 +138,7 @@ def paired_table(ctx, mpis, metric="wall_s"):
              "summarised as the median over rounds with a 95 % bootstrap interval. † = more "
              "ranks than CPUs on the host: shown, left out of every verdict."]
     if unpaired:
-        notes.append("n=1 without an interval: these CSVs predate rounds (one invocation per "
-                     "backend, its runs back to back), so a ratio compares separate "
-                     "invocations.")
+        notes.append("n=1 without an interval: a side ran outside the rounds (ucx:cooperative "
+                     "does; CSVs from before rounds all do), so that ratio compares the medians "
+                     "of separate invocations.")
     return "\n".join(lines) + "\n\n" + " ".join(notes)
