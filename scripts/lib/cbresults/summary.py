@@ -133,7 +133,7 @@ def paired_table(ctx, mpis, metric="wall_s"):
                     cells.append(cell)
                 lines.append("| %s | %s | %s:%s / %s:%s | %s |" % (
                     bench, C.MPI_NAMES.get(m, m), a[0], a[1], b[0], b[1], " | ".join(cells)))
-    notes = ["The workloads with claims. Execution time of B over A's (> 1: A faster), "
+    notes = ["The workloads with claims. Execution time, B's over A's (> 1: A faster), "
              "taken within each round and "
              "summarised as the median over rounds with a 95 % bootstrap interval. † = more "
              "ranks than CPUs on the host: shown, left out of every verdict."]
