@@ -40,7 +40,8 @@ def conclusions(evaluated, mpis, mode=None):
     micro = [by[i] for i in MICRO_IDS if i in by]
     if micro and any(per[m]["median"] for per in micro for m in mpis):
         bits = ["%s %s (paper %s)" % (per[mpis[0]]["claim"][1].split(",")[0], _vals(per, mpis),
-                                      per[mpis[0]]["claim"][2]) for per in micro]
+                                      per[mpis[0]]["claim"][2]) for per in micro
+                if any(per[m]["median"] for m in mpis)]
         ns = sorted({per[m]["n"] for per in micro for m in mpis if per[m]["median"]})
         sentence = ("Micro-benchmarks, mpi:cooperative over ucx:polling (%s): %s, from %s "
                     "interleaved invocation%s per MPI" % (
@@ -74,11 +75,14 @@ def conclusions(evaluated, mpis, mode=None):
     elif judged:
         verdicts = sorted({per[m]["verdict"] for _c, per in judged for m in mpis})
         meds = _range([per[m]["median"] for _c, per in judged for m in mpis])
+        papers = sorted({c[3] for c, _per in judged})
         nulls = _range([v for _c, per in judged for m in mpis if per[m]["null"]
                         for v in per[m]["null"]["spread"] or ()])
         out.append("Application claims judged at points without oversubscription: medians "
-                   "%s against the paper's 3-7x, verdicts %s; the 1-worker null experiment "
-                   "spans %s." % (meds, ", ".join(verdicts), nulls or "–"))
+                   "%s against the paper's %s, verdicts %s; the 1-worker null experiment "
+                   "spans %s." % (meds, "%gx" % papers[0] if len(papers) == 1 else
+                                  "%g-%gx" % (papers[0], papers[-1]), ", ".join(verdicts),
+                                  nulls or "–"))
     caveats = []
     if any(per[m]["old_comm"] for _c, per in apps for m in mpis):
         caveats.append("this folder's comm_s is the old summed transfer time, which counts "
