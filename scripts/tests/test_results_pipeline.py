@@ -387,13 +387,13 @@ class FiguresAndReportTest(unittest.TestCase):
             md = read(os.path.join(d, "report.md"))
             self.assertIn("| mpi:cooperative vs tcp:epoll | latency 1B-4KiB | 4.00x", md)
             # ours against Dask: one row per workload, 2 workers, compact layout
-            self.assertIn("## Ours against Dask", md)
+            self.assertIn("## Appendix G: ours against Dask", md)
             self.assertIn("| transpose_sum | strong | 1.00 s | mpi:cooperative (openmpi) | "
                           "4.00 s | 4.00x |", md)
             self.assertIn("| groupby | weak | – | – | – | – |", md)
             self.assertIn("Not measured in this study: merge, groupby, sort, matmul", md)
             # the scaling figures, referenced; no sidecars: oversubscription unknown
-            self.assertIn("## Scaling with workers", md)
+            self.assertIn("## Appendix H: scaling with workers", md)
             self.assertIn("(figures/scaling_transpose_sum.png)", md)
             self.assertIn("do not say whether these runs were oversubscribed", md)
             # the newer apps add no empty rows to the speedup table

@@ -1,6 +1,6 @@
 """The study's plumbing without MPI: the matrix built from the binaries' JSON answers (a
-missing option is a hard error), the claims table and its ablation split, the machine
-state and the secret filter. Run: python3 -m unittest discover -s scripts/tests"""
+missing option is a hard error), the machine state and the secret filter (the claims
+table: test_claims.py). Run: python3 -m unittest discover -s scripts/tests"""
 
 import json
 import math
@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 
-from cbresults import ablation, claims, machine, matrix, schema  # noqa: E402
+from cbresults import machine, matrix, schema  # noqa: E402
 
 
 def row(**kw):
@@ -41,7 +41,8 @@ BACKENDS = [backend("mpi", ["batched", "cooperative", "blocking"], "raw-mpi",
 MICRO_OPTIONS = ["--backend", "--backend-opt", "--min-size", "--max-size", "--factor",
                  "--iters", "--iters-large", "--warmup", "--warmup-large", "--reps",
                  "--window", "--bidirectional", "--csv", "--timeout", "--interface"]
-APP_OPTIONS = ["--backend", "--progress", "--layout", "--runs", "--csv", "--interface"]
+APP_OPTIONS = ["--backend", "--progress", "--layout", "--runs", "--warmup", "--csv",
+               "--interface"]
 
 
 def options(names, sizes=None, layouts=()):
@@ -154,13 +155,83 @@ def fake_build(root, merge_sizes):
 
 
 class ReproduceDryRunTest(unittest.TestCase):
-    def run_reproduce(self, d, merge_sizes):
+    def run_reproduce(self, d, merge_sizes, profile="--full", extra=()):
         fake_build(os.path.join(d, "build", "openmpi"), merge_sizes)
         return subprocess.run(
-            [sys.executable, os.path.join(SCRIPTS, "reproduce"), "--full", "--dry-run",
+            [sys.executable, os.path.join(SCRIPTS, "reproduce"), profile, "--dry-run",
              "--no-setup", "--mpi", "openmpi", "--skip", "external,dask",
-             "--build-dir", os.path.join(d, "build", "{mpi}"), "--out", os.path.join(d, "out")],
-            capture_output=True, text=True, timeout=120)
+             "--build-dir", os.path.join(d, "build", "{mpi}"), "--out", os.path.join(d, "out")]
+            + list(extra), capture_output=True, text=True, timeout=120)
+
+    def quick_plan(self, extra=()):
+        with tempfile.TemporaryDirectory() as d:
+            p = self.run_reproduce(d, {"rows_per_chunk": "--chunk-size"}, "--quick", extra)
+            if "not found; skipped" in p.stdout:
+                self.skipTest("mpirun.openmpi is not installed")
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            with open(os.path.join(d, "out", "manifest.json")) as f:
+                return json.load(f)
+
+    def test_quick_runs_the_claims_backends_in_paired_rounds(self):
+        """Fails on the old plan: one invocation per backend and worker count, always in the
+        same order (mpi, tcp, ucx), 3 runs each, and one cross-family run."""
+        m = self.quick_plan()
+        self.assertEqual(m["rounds"]["rounds"], 10)
+        runs = m["runs"]
+        merge = [r for r in runs if r["label"].startswith("merge ")]
+        in_rounds = [r for r in merge if r["round"] is not None]
+        # merge's claims compare mpi:cooperative, ucx:polling and tcp:epoll at 1 (the null)
+        # and 2 workers: 3 x 2 per round
+        self.assertEqual(len(in_rounds), 10 * 3 * 2)
+        for k in range(1, 11):
+            block = [r for r in in_rounds if r["round"] == k and "workers=2" in r["label"]]
+            self.assertEqual(sorted(r["label"].split()[1] for r in block),
+                             ["mpi:cooperative", "tcp:epoll", "ucx:polling"])
+            for r in block:
+                self.assertIn("-w2-r%02d-openmpi.csv" % k, r["command"])
+                self.assertIn("--runs 1", r["command"])
+                self.assertIn("--warmup 2", r["command"])
+        # the order inside a round is shuffled, not always the same
+        orders = {tuple(r["label"].split()[1] for r in in_rounds
+                        if r["round"] == k and "workers=2" in r["label"]) for k in range(1, 11)}
+        self.assertGreater(len(orders), 2)
+        # rounds come after everything that runs once, round by round
+        idx = [i for i, r in enumerate(runs) if r["round"] is not None]
+        self.assertEqual(idx, list(range(idx[0], len(runs))))
+        self.assertEqual([runs[i]["round"] for i in idx], sorted(runs[i]["round"] for i in idx))
+        # 3 workers run once, with the profile's runs, for the figures; so does the
+        # ablation's ucx:cooperative at every worker count
+        once = sorted(r["label"] for r in merge if r["round"] is None)
+        self.assertEqual(len(once), 3 + 3)
+        self.assertTrue(all("--runs 3" in r["command"] for r in merge if r["round"] is None))
+        self.assertEqual([l for l in once if "ucx:cooperative" in l],
+                         ["merge ucx:cooperative layout=compact workers=%d (openmpi)" % w
+                          for w in (1, 2, 3)])
+        # transpose-sum has no TCP claim: tcp:epoll runs once per worker count
+        ts_tcp = [r for r in runs if r["label"].startswith("transpose_sum tcp:epoll")]
+        self.assertEqual([r["round"] for r in ts_tcp], [None, None, None])
+
+    def test_the_cross_family_run_is_invoked_once_per_round_five_times(self):
+        runs = self.quick_plan()["runs"]
+        for bench in ("pingpong", "bandwidth"):
+            cmp_ = [r for r in runs if r["label"].startswith("%s compare-r" % bench)]
+            self.assertEqual([r["round"] for r in cmp_], [1, 2, 3, 4, 5])
+            for k, r in enumerate(cmp_, start=1):
+                self.assertIn("%s-compare-r%d-openmpi.csv" % (bench, k), r["command"])
+                if bench == "bandwidth":
+                    self.assertIn("--reps 2", r["command"])
+        # the bi-directional one is no claim's: once
+        self.assertEqual(len([r for r in runs if "compare-bidirectional" in r["label"]]), 1)
+
+    def test_the_plan_is_the_same_every_time_and_rounds_can_be_turned_off(self):
+        a = [r["label"] for r in self.quick_plan()["runs"]]
+        self.assertEqual(a, [r["label"] for r in self.quick_plan()["runs"]])
+        self.assertNotEqual(a, [r["label"] for r in self.quick_plan(["--seed", "7"])["runs"]])
+        m = self.quick_plan(["--rounds", "0"])
+        self.assertIsNone(m["rounds"])
+        self.assertTrue(all(r["round"] is None for r in m["runs"]))
+        self.assertEqual(len([r for r in m["runs"] if r["label"].startswith("merge ")]),
+                         4 * 3)  # 4 backends x 3 worker counts, once each
 
     def test_full_dry_run_manifest_shows_merge_at_its_size(self):
         if not matrix.mpirun_prefix:  # pragma: no cover
@@ -185,88 +256,6 @@ class ReproduceDryRunTest(unittest.TestCase):
             self.assertNotEqual(p.returncode, 0)
             self.assertIn("reproduce: error: merge has no option for its size 'rows_per_chunk'",
                           p.stderr)
-
-
-def study_rows():
-    """One interleaved cross-family run: ucx:polling 2x slower than ucx:cooperative,
-    raw-ucx 0.8 of raw-mpi; plus application runs."""
-    rows = []
-    lat = {("mpi", "cooperative"): 1.0, ("ucx", "cooperative"): 0.9, ("ucx", "polling"): 1.8,
-           ("tcp", "epoll"): 10.0, ("raw-mpi", "blocking"): 0.8, ("raw-ucx", "polling"): 0.64,
-           ("raw-tcp", "blocking"): 12.0}
-    for s in (1, 64, 4096):
-        for (b, p), v in lat.items():
-            rows.append(row(benchmark="pingpong", origin="suite", backend=b, progress=p,
-                            mpi="openmpi", size_bytes=s, latency_us_p50=v, run_id="cmp",
-                            _file="pingpong-compare-openmpi.csv"))
-    for w in (1, 2):
-        for (b, p), wall in {("mpi", "cooperative"): 1.0, ("ucx", "cooperative"): 1.2,
-                             ("ucx", "polling"): 1.5, ("tcp", "epoll"): 2.0}.items():
-            rows.append(row(benchmark="merge", origin="suite", backend=b, progress=p,
-                            mpi="openmpi", layout="compact", workers=w, run=0, wall_s=wall,
-                            comm_s=wall / 4, rows_per_s=1e6 / wall, run_id="m%s%s%d" % (b, p, w)))
-    return rows
-
-
-class ClaimsTest(unittest.TestCase):
-    def test_latency_claim_and_its_split(self):
-        rows = study_rows()
-        v, where, files = claims.measure(rows, claims.CLAIMS[0][4], "openmpi")
-        self.assertAlmostEqual(v, 1.8)
-        self.assertIn("interleaved", where)
-        self.assertEqual(files, ["pingpong-compare-openmpi.csv"])
-        f = ablation.factors(rows, "openmpi", "latency", bandname="1B-4KiB")
-        self.assertAlmostEqual(f["progress"], 2.0)
-        self.assertAlmostEqual(f["transport"], 0.8)
-        self.assertAlmostEqual(f["total"], f["progress"] * f["transport"] * f["layer"])
-        text = claims.verdict(rows, claims.CLAIMS[0], "openmpi", v)
-        self.assertIn("not reproduced here", text)
-        self.assertIn("*progress* row", text)
-
-    def test_table_has_every_claim_and_pending_rows_show_no_number(self):
-        md = claims.table(study_rows())
-        for source, what, paper, _low, _spec in claims.CLAIMS:
-            self.assertIn("| %s | %s | %s |" % (source, what, paper), md)
-        matmul = [l for l in md.splitlines() if "matrix multiply" in l]
-        self.assertEqual(len(matmul), 2)
-        for line in matmul:  # no matmul rows in this study: pending, no number
-            self.assertIn("pending: needs matmul runs of mpi:cooperative", line)
-            self.assertNotRegex(line.split("|")[4], r"\d+\.\d+x")
-        merge = [l for l in md.splitlines() if "| Fig 8a |" in l][0]
-        self.assertIn("1.50x (1,2 workers)", merge)
-
-    def test_matmul_claims_are_measured_once_matmul_ran(self):
-        rows = study_rows()
-        for w in (1, 2):
-            for (b, p), wall in {("mpi", "cooperative"): 1.0, ("ucx", "polling"): 4.0,
-                                 ("ucx", "cooperative"): 2.0, ("tcp", "epoll"): 5.0}.items():
-                rows.append(row(benchmark="matmul", origin="suite", backend=b, progress=p,
-                                mpi="openmpi", layout="compact", workers=w, run=0,
-                                wall_s=wall, comm_s=wall / 2, run_id="mm%s%s%d" % (b, p, w),
-                                _file="matmul-%s-%s-w%d.csv" % (b, p, w)))
-            rows.append(row(benchmark="matmul", origin="external", backend="dask-tcp",
-                            progress="asyncio", layout="dask", workers=w, run=0, wall_s=20.0,
-                            run_id="dask", _file="external-dask.csv"))
-        ucx = next(c for c in claims.CLAIMS if c[1] == "matrix multiply vs UCX")
-        tcp = next(c for c in claims.CLAIMS if c[1] == "matrix multiply vs TCP")
-        self.assertNotIn("needs", ucx[4])
-        v, where, files = claims.measure(rows, ucx[4], "openmpi")
-        self.assertAlmostEqual(v, 4.0)
-        self.assertEqual(where, "1,2 workers")
-        self.assertIn("matmul-mpi-cooperative-w2.csv", files)
-        self.assertIn("**reproduced here**", claims.verdict(rows, ucx, "openmpi", v))
-        v, _, _ = claims.measure(rows, tcp[4], "openmpi")
-        self.assertAlmostEqual(v, 5.0)
-        text = claims.verdict(rows, tcp, "openmpi", v)
-        # the language layer: Dask's LocalCluster 4x slower than ours on tcp:epoll
-        self.assertIn("runs this workload 4.0x slower", text)
-        line = [l for l in claims.table(rows).splitlines() if "matrix multiply vs UCX" in l][0]
-        self.assertIn("4.00x (1,2 workers)", line)
-
-    def test_reproduced_when_within_the_factor(self):
-        claim = ("Fig X", "x", "2x", 2.0, claims.CLAIMS[0][4])
-        self.assertIn("**reproduced here**",
-                      claims.verdict(study_rows(), claim, "openmpi", 1.5))
 
 
 class MachineTest(unittest.TestCase):

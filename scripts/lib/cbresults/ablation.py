@@ -260,8 +260,8 @@ def language_rows(rows):
             res = app_speedup(rows, ("tcp", "epoll"), ("dask-tcp", None), bench, "wall_s", mpi,
                               b_origin="external")
             if res:
-                out.append({"title": "Dask LocalCluster (TCP) vs our runtime on tcp:epoll, "
-                            "%s execution time" % bench, "mpi": mpi,
+                out.append({"title": "Dask LocalCluster (TCP) vs ours on tcp:epoll, %s wall "
+                            "time" % bench, "mpi": mpi,
                             "slower": (res[0], len(res[1]), "separate runs", res[2]),
                             "added_us": None})
     return out

@@ -81,6 +81,9 @@ def check(rows, slower_by=SLOWER_BY):
     return out
 
 
+SHOW_SIZES = 3  # a flag names its worst sizes; the table beside it has the count
+
+
 def flag_lines(results, fmt_size=str, slower_by=SLOWER_BY):
     """The one-line warnings the report prints where nobody can miss them."""
     lines = []
@@ -88,7 +91,10 @@ def flag_lines(results, fmt_size=str, slower_by=SLOWER_BY):
         if not c["flagged"]:
             continue
         kind = "bandwidth" if c["metric"].startswith("bandwidth") else "latency"
-        sizes = ", ".join("%s %.2fx" % (fmt_size(p[0]), p[4]) for p in c["flagged"])
+        worst = sorted(c["flagged"], key=lambda p: -p[4])
+        sizes = ", ".join("%s %.2fx" % (fmt_size(p[0]), p[4]) for p in worst[:SHOW_SIZES])
+        if len(worst) > SHOW_SIZES:
+            sizes += " (worst %d of %d sizes)" % (SHOW_SIZES, len(worst))
         lines.append("**RAW BASELINE BELOW ITS TOOL: %s (%s) %s is more than %d%% slower than "
                      "%s at %s.** Ratios against it flatter the coroutine layer there." % (
                          c["raw"], c["mpi"] or "no MPI", kind, round((slower_by - 1) * 100),

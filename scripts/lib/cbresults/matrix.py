@@ -47,6 +47,8 @@ PROFILES = {
         "groupby": {"rows_per_chunk": 1000000, "groups": 1000000},
         "sort": {"rows_per_chunk": 1000000},
         "matmul": {"n": 2048, "chunk": 512},  # 64 partial products: seconds per sweep
+        "rounds": {"rounds": 10, "runs": 1, "warmup": 2, "workers": [1, 2], "compare": 5,
+                   "compare_bandwidth_reps": 2},
     },
     "full": {  # the paper's sizes where a 24 GiB machine allows
         "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "10000", "--iters-large",
@@ -61,8 +63,29 @@ PROFILES = {
         "groupby": {"rows_per_chunk": 4000000, "groups": 4000000},
         "sort": {"rows_per_chunk": 4000000},
         "matmul": {"n": 8192, "chunk": 2048},
+        "rounds": {"rounds": 10, "runs": 1, "warmup": 3, "workers": None, "compare": 5,
+                   "compare_bandwidth_reps": 2},
     },
 }
+
+# Paired rounds (issue 26 item 2; "rounds" above). The claims compare backends of one
+# application; a ratio of two separate invocations moves with the machine between them (at
+# one worker, where nothing moves, backends differed by 1.09-1.54x in vm-2026-11-26). So
+# the backends a claim compares run in rounds: every backend once per round, one invocation
+# each, back to back in a shuffled order (seeded: the plan is reproducible), and the report
+# takes each ratio inside a round (cbresults/paired.py). Per profile:
+#   rounds   how many (the claims profile: >= 10)
+#   runs     timed runs per invocation (1: more rounds for the same time, each a sample)
+#   warmup   untimed runs first (appbench's default, 5, is for long single invocations; the
+#            first run opens the connections, the next ones settle the allocator)
+#   workers  the worker counts in rounds (None: all): 1 is the null experiment (nothing
+#            moves between workers), 2 the smallest with communication; the rest of the
+#            sweep runs once, for the figures
+#   compare  invocations of the cross-family micro-benchmark run (>= 5 for a micro claim's
+#            interval), one per round from the first; compare_bandwidth_reps: repetitions
+#            of its bandwidth invocations (5 invocations x 2 instead of 1 x 5)
+# tiny (the regression gate's) has no rounds.
+ROUND_SEED = 20261126
 
 # The paper compares MPI4Dask (cooperative progress) with UCX-Py in polling mode; where a
 # family has these policies the cross-family comparison run uses them.
@@ -153,21 +176,29 @@ def checked(binary, opts, args):
 
 
 class Run:
+    """One invocation. `round`: the paired round it belongs to (None: runs once, outside
+    rounds); `block`: the runs that are compared with one another inside a round (the same
+    application, MPI, layout and workers; or one micro-benchmark), shuffled together."""
+
     def __init__(self, label, cmd, csv, flavor, weight, kind, env_extra=None, timeout=600,
-                 python=False):
+                 python=False, round=None, block=None):
         self.label, self.cmd, self.csv, self.flavor = label, cmd, csv, flavor
         self.weight, self.kind, self.env_extra, self.timeout = weight, kind, env_extra or {}, timeout
         self.python = python
+        self.round, self.block = round, block
 
 
 def micro_runs(flavor, build, fams, profile, csvdir, options, hostfile=None, interface=None,
-               per_node=None):
+               per_node=None, rounds=None):
     """Ping-pong and bandwidth per family (every policy + raw), the cross-family run, and
     the ablation runs: MPI4Dask's per-frame wire beside raw-mpi, and bi-directional
     bandwidth of the cross-family set. `options`: {"pingpong": --list-options answer,
-    "bandwidth": ...}."""
+    "bandwidth": ...}. With `rounds` (a profile's "rounds" entry) the cross-family run is
+    invoked rounds["compare"] times, `<bench>-compare-r<k>-<mpi>.csv`, invocation k in
+    round k: the micro claims' samples."""
     runs = []
     prof = PROFILES[profile]
+    compare_n = (rounds or {}).get("compare", 1) if rounds else 1
     groups = [(name, family_backend_list(name, fams[name]), []) for name in sorted(fams)]
     ablations = {"pingpong": [], "bandwidth": []}
     if len([n for n in fams if fams[n]["coroutine"]]) > 1:
@@ -190,19 +221,39 @@ def micro_runs(flavor, build, fams, profile, csvdir, options, hostfile=None, int
         binary = os.path.join(build, "microbench", bench)
         nsizes = _count_sizes(args)
         for group, backends, extra in groups + ablations[bench]:
-            csv = os.path.join(csvdir, "%s-%s-%s.csv" % (bench, group, flavor))
-            tail = ["--backend", ",".join(backends)] + args + extra + [
-                "--csv", csv, "--timeout", "900"]
-            if interface:
-                tail += ["--interface", interface]
-            cmd = mpirun_prefix(flavor, 2, hostfile, per_node, interface=interface) + [
-                binary] + checked(binary, options[bench], tail)
-            # rough seconds, only for the ETA
-            scale = 10.0 if profile == "full" else 1.0
-            weight = len(backends) * nsizes * scale * (0.1 if bench == "pingpong" else 2.0)
-            runs.append(Run("%s %s [%s] (%s)" % (bench, group, ",".join(backends), flavor),
-                            cmd, csv, flavor, weight, bench, timeout=960))
+            repeats = [None]
+            bench_args = args
+            if group == "compare" and compare_n > 1:
+                repeats = list(range(1, compare_n + 1))
+                reps = rounds.get("compare_%s_reps" % bench)
+                if reps:
+                    bench_args = _with_option(args, "--reps", str(reps))
+            for k in repeats:
+                name = group if k is None else "%s-r%d" % (group, k)
+                csv = os.path.join(csvdir, "%s-%s-%s.csv" % (bench, name, flavor))
+                tail = ["--backend", ",".join(backends)] + bench_args + extra + [
+                    "--csv", csv, "--timeout", "900"]
+                if interface:
+                    tail += ["--interface", interface]
+                cmd = mpirun_prefix(flavor, 2, hostfile, per_node, interface=interface) + [
+                    binary] + checked(binary, options[bench], tail)
+                # rough seconds, only for the ETA
+                scale = 10.0 if profile == "full" else 1.0
+                weight = len(backends) * nsizes * scale * (0.1 if bench == "pingpong" else 2.0)
+                runs.append(Run("%s %s [%s] (%s)" % (bench, name, ",".join(backends), flavor),
+                                cmd, csv, flavor, weight, bench, timeout=960, round=k,
+                                block=None if k is None else (flavor, bench, group)))
     return runs
+
+
+def _with_option(args, opt, value):
+    """`args` with option `opt` set to `value` (replaced where present, else appended)."""
+    out = list(args)
+    if opt in out:
+        out[out.index(opt) + 1] = value
+    else:
+        out += [opt, value]
+    return out
 
 
 def _count_sizes(args):
@@ -261,13 +312,27 @@ def app_command(flavor, binary, opts, backend, policy, layout, workers, size, ru
                          interface=interface) + [binary] + checked(binary, opts, tail)
 
 
+def round_backends():
+    """{app: {(family, policy)}}: the backends each application's claims compare (the
+    paper's roles, and ucx:cooperative for the ablation's split), from claims.CLAIMS."""
+    from .claims import ROUND_BACKENDS  # claims imports this module
+    return ROUND_BACKENDS
+
+
 def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, options, hostfile=None,
-             interface=None):
+             interface=None, rounds=None):
     """Every application (APPS) per coroutine family under its closest policies (the
     paper's, and cooperative), per layout and worker count. `options`: {app:
-    --list-options}; an app missing there (not built) is left out."""
+    --list-options}; an app missing there (not built) is left out.
+
+    With `rounds` (a profile's "rounds" entry, see ROUND_SEED): the backends an app's
+    claims compare (round_backends) run rounds["rounds"] times at rounds["workers"], one
+    invocation per round (`...-w<W>-r<NN>-<mpi>.csv`, Run.round = NN, Run.block = what is
+    shuffled together); everything else runs once, as without rounds."""
     runs = []
     prof = PROFILES[profile]
+    in_rounds = round_backends() if rounds and rounds.get("rounds") else {}
+    round_workers = set((rounds or {}).get("workers") or workers)
     for app in APPS:
         if app not in options:
             continue
@@ -280,6 +345,22 @@ def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, options, ho
             for pol in closest_policies(name, f):
                 for layout in layouts:
                     for w in workers:
+                        if (name, pol) in in_rounds.get(app, ()) and w in round_workers:
+                            for k in range(1, rounds["rounds"] + 1):
+                                tag = "%s-%s-%s-%s-w%d-r%02d-%s" % (app, name, pol, layout, w,
+                                                                     k, flavor)
+                                csv = os.path.join(csvdir, tag + ".csv")
+                                cmd = app_command(flavor, binary, options[app], name, pol,
+                                                  layout, w, size, rounds["runs"], csv,
+                                                  hostfile, interface, extra=[
+                                                      "--warmup", str(rounds["warmup"])])
+                                runs.append(Run("%s %s:%s layout=%s workers=%d round %d (%s)" % (
+                                    app, name, pol, layout, w, k, flavor), cmd, csv, flavor,
+                                    weight=(20.0 if profile == "full" else 3.0) * (
+                                        rounds["runs"] + rounds["warmup"]) / 4.0 * w,
+                                    kind=app, timeout=900, round=k,
+                                    block=(flavor, app, layout, w)))
+                            continue
                         tag = "%s-%s-%s-%s-w%d-%s" % (app, name, pol or "default", layout, w,
                                                       flavor)
                         csv = os.path.join(csvdir, tag + ".csv")
@@ -290,3 +371,28 @@ def app_runs(flavor, build, fams, profile, csvdir, workers, layouts, options, ho
                             weight=(20.0 if profile == "full" else 3.0) * prof["app_runs"] * w,
                             kind=app, timeout=900))
     return runs
+
+
+def order_runs(runs, seed=ROUND_SEED):
+    """The study's order: every run outside rounds first, as given; then round by round,
+    in each round the blocks in the order they were planned (micro-benchmark comparisons,
+    then applications), the runs of a block in an order shuffled with a generator seeded
+    by (seed, round, block): the same plan every time, a different order every round."""
+    import random
+    single = [r for r in runs if r.round is None]
+    ordered = list(single)
+    for k in sorted({r.round for r in runs if r.round is not None}):
+        blocks = []
+        for r in runs:
+            if r.round == k:
+                for b in blocks:
+                    if b[0] == r.block:
+                        b[1].append(r)
+                        break
+                else:
+                    blocks.append((r.block, [r]))
+        for key, members in blocks:
+            rng = random.Random("%s/%d/%s" % (seed, k, "/".join(str(x) for x in key or ())))
+            rng.shuffle(members)
+            ordered += members
+    return ordered
