@@ -17,7 +17,7 @@ class Writer {
   std::vector<std::byte> out;
 
   template <typename T>
-  requires std::is_integral_v<T> || std::is_enum_v<T>
+    requires std::is_integral_v<T> || std::is_enum_v<T>
   void operator()(T& v) {
     auto at = out.size();
     out.resize(at + sizeof(T));
@@ -52,7 +52,7 @@ class Reader {
   size_t owed = 0;  // bytes the list elements claimed but not yet decoded need at least
 
   template <typename T>
-  requires std::is_integral_v<T> || std::is_enum_v<T>
+    requires std::is_integral_v<T> || std::is_enum_v<T>
   void operator()(T& v) {
     need(sizeof(T));
     std::memcpy(&v, in.data() + pos, sizeof(T));
@@ -74,8 +74,7 @@ class Reader {
   }
   void operator()(std::vector<std::byte>& b) {
     uint32_t n = length(1);
-    b.assign(in.begin() + static_cast<ptrdiff_t>(pos),
-             in.begin() + static_cast<ptrdiff_t>(pos + n));
+    b.assign(in.begin() + static_cast<ptrdiff_t>(pos), in.begin() + static_cast<ptrdiff_t>(pos + n));
     pos += n;
   }
   // The count is checked against the bytes that follow at the element's smallest
@@ -118,118 +117,32 @@ class Reader {
   }
 };
 
-template <typename C>
-void io(C& c, TaskSpec& t) {
-  c(t.key);
-  c(t.func);
-  c(t.deps);
-  c(t.args);
-  c(t.worker);
+template <typename C> void io(C& c, TaskSpec& t) { c(t.key); c(t.func); c(t.deps); c(t.args); c(t.worker); }
+template <typename C> void io(C& c, KeyInfo& k) { c(k.key); c(k.worker); c(k.nbytes); }
+template <typename C> void io(C& c, TransferRecord& r) {
+  c(r.from_worker); c(r.to_worker); c(r.key); c(r.bytes); c(r.start_ns); c(r.duration_ns);
 }
-template <typename C>
-void io(C& c, KeyInfo& k) {
-  c(k.key);
-  c(k.worker);
-  c(k.nbytes);
+template <typename C> void io(C& c, WorkerStats& s) {
+  c(s.worker); c(s.tasks); c(s.task_ns); c(s.cpu_ns); c(s.wait_ns); c(s.transfers);
 }
-template <typename C>
-void io(C& c, TransferRecord& r) {
-  c(r.from_worker);
-  c(r.to_worker);
-  c(r.key);
-  c(r.bytes);
-  c(r.start_ns);
-  c(r.duration_ns);
-}
-template <typename C>
-void io(C& c, WorkerStats& s) {
-  c(s.worker);
-  c(s.tasks);
-  c(s.task_ns);
-  c(s.cpu_ns);
-  c(s.wait_ns);
-  c(s.transfers);
-}
-template <typename C>
-void io(C& c, DepLocation& d) {
-  c(d.key);
-  c(d.worker);
-}
-template <typename C>
-void io(C& c, std::string& s) {
-  c(s);
-}
-template <typename C>
-void io(C& c, uint32_t& v) {
-  c(v);
-}
+template <typename C> void io(C& c, DepLocation& d) { c(d.key); c(d.worker); }
+template <typename C> void io(C& c, std::string& s) { c(s); }
+template <typename C> void io(C& c, uint32_t& v) { c(v); }
 
-template <typename C>
-void io(C& c, Hello& m) {
-  c(m.role);
-  c(m.index);
-}
-template <typename C>
-void io(C& c, Submit& m) {
-  c(m.graph);
-  c(m.tasks);
-}
-template <typename C>
-void io(C& c, GraphDone& m) {
-  c(m.graph);
-  c(m.results);
-}
-template <typename C>
-void io(C& c, GraphFailed& m) {
-  c(m.graph);
-  c(m.error);
-}
-template <typename C>
-void io(C& c, Compute& m) {
-  c(m.key);
-  c(m.func);
-  c(m.args);
-  c(m.deps);
-}
-template <typename C>
-void io(C& c, TaskDone& m) {
-  c(m.key);
-  c(m.nbytes);
-}
-template <typename C>
-void io(C& c, TaskFailed& m) {
-  c(m.key);
-  c(m.error);
-  c(m.lost_worker);
-}
-template <typename C>
-void io(C& c, Release& m) {
-  c(m.keys);
-}
-template <typename C>
-void io(C& c, GetData& m) {
-  c(m.keys);
-}
-template <typename C>
-void io(C& c, Data& m) {
-  c(m.keys);
-  c(m.parts);
-}
-template <typename C>
-void io(C& c, DataMissing& m) {
-  c(m.error);
-}
-template <typename C>
-void io(C& c, StatsRequest& m) {
-  c(m.id);
-}
-template <typename C>
-void io(C& c, StatsReply& m) {
-  c(m.id);
-  c(m.workers);
-}
-template <typename C>
-void io(C&, Shutdown&) {}
+template <typename C> void io(C& c, Hello& m) { c(m.role); c(m.index); }
+template <typename C> void io(C& c, Submit& m) { c(m.graph); c(m.tasks); }
+template <typename C> void io(C& c, GraphDone& m) { c(m.graph); c(m.results); }
+template <typename C> void io(C& c, GraphFailed& m) { c(m.graph); c(m.error); }
+template <typename C> void io(C& c, Compute& m) { c(m.key); c(m.func); c(m.args); c(m.deps); }
+template <typename C> void io(C& c, TaskDone& m) { c(m.key); c(m.nbytes); }
+template <typename C> void io(C& c, TaskFailed& m) { c(m.key); c(m.error); c(m.lost_worker); }
+template <typename C> void io(C& c, Release& m) { c(m.keys); }
+template <typename C> void io(C& c, GetData& m) { c(m.keys); }
+template <typename C> void io(C& c, Data& m) { c(m.keys); c(m.parts); }
+template <typename C> void io(C& c, DataMissing& m) { c(m.error); }
+template <typename C> void io(C& c, StatsRequest& m) { c(m.id); }
+template <typename C> void io(C& c, StatsReply& m) { c(m.id); c(m.workers); }
+template <typename C> void io(C&, Shutdown&) {}
 
 template <typename T>
 void Writer::io_item(T& e) {
@@ -252,9 +165,10 @@ size_t Reader::min_wire_bytes() {
   return bytes;
 }
 
-constexpr const char* kNames[] = {
-    "Hello",   "Submit",  "GraphDone", "GraphFailed", "Compute",      "TaskDone",   "TaskFailed",
-    "Release", "GetData", "Data",      "DataMissing", "StatsRequest", "StatsReply", "Shutdown"};
+constexpr const char* kNames[] = {"Hello",       "Submit",     "GraphDone", "GraphFailed",
+                                  "Compute",     "TaskDone",   "TaskFailed", "Release",
+                                  "GetData",     "Data",       "DataMissing", "StatsRequest",
+                                  "StatsReply",  "Shutdown"};
 static_assert(std::size(kNames) == std::variant_size_v<ControlMessage>);
 
 // Builds the alternative with index I when the decoded op byte says so.
@@ -276,7 +190,8 @@ std::vector<std::byte> encode(const ControlMessage& msg) {
   Writer w;
   auto op = static_cast<uint8_t>(msg.index());
   w(op);
-  std::visit([&](const auto& m) { io(w, const_cast<std::remove_cvref_t<decltype(m)>&>(m)); }, msg);
+  std::visit([&](const auto& m) { io(w, const_cast<std::remove_cvref_t<decltype(m)>&>(m)); },
+             msg);
   return std::move(w.out);
 }
 
@@ -289,9 +204,7 @@ ControlMessage decode(std::span<const std::byte> bytes) {
   return m;
 }
 
-const char* name_of(const ControlMessage& msg) {
-  return kNames[msg.index()];
-}
+const char* name_of(const ControlMessage& msg) { return kNames[msg.index()]; }
 
 std::vector<std::byte> pack_u64(std::initializer_list<uint64_t> values) {
   std::vector<std::byte> out(values.size() * 8);
