@@ -15,14 +15,14 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 
-# name | file | sed expression | build dir | targets | ctest regex | what it breaks
+# name | file | sed -E expression (never a | inside) | build dir | targets | ctest regex | what it breaks
 mutations=(
   "validation_never_compares|microbench/harness/pattern.cpp|s/^  return wrong;\$/  return 0;/|build/openmpi|pingpong bandwidth|^validation_catches_corrupt_payload_|--validate stops comparing bytes"
-  "payload_byte_flipped|backends/tcp/tcp_comm.cpp|s|^    std::memcpy(out, staging_.get() + begin_, from_staging);\$|&\\n    out[0] ^= std::byte{1};|build/openmpi|pingpong|^pingpong_tcp_validate\$|the tcp backend delivers a payload byte flipped"
-  "fault_ignored|tests/support/fault/fault_comm.cpp|s/if (nth == plan_->drop_on_write) {/if (false \\&\\& nth == plan_->drop_on_write) {/|build/openmpi|reliability_suite|^reliability_faults\$|the fault backend ignores a planned drop"
-  "error_path_leaks|backends/comm/frame_header.cpp|s/^  if (size > limits.max_frame_bytes)\$/  if (size > limits.max_frame_bytes \\&\\& (static_cast<void>(new char[64]), true))/|build/asan|unit_tests|^FrameHeader\\.|a refused oversized frame leaks 64 bytes"
+  "payload_byte_flipped|backends/tcp/tcp_comm.cpp|s#^    std::memcpy\(out, staging_\.get\(\) \+ begin_, from_staging\);\$#&\n    out[0] ^= std::byte{1};#|build/openmpi|pingpong|^pingpong_tcp_validate\$|the tcp backend delivers a payload byte flipped"
+  "fault_ignored|tests/support/fault/fault_comm.cpp|s/if \(nth == plan_->drop_on_write\) \{/if (false \\&\\& nth == plan_->drop_on_write) {/|build/openmpi|reliability_suite|^reliability_faults\$|the fault backend ignores a planned drop"
+  "error_path_leaks|backends/comm/frame_header.cpp|s/^  if \(size > limits\.max_frame_bytes\)\$/  if (size > limits.max_frame_bytes \\&\\& (static_cast<void>(new char[64]), true))/|build/asan|unit_tests|^FrameHeader\\.|a refused oversized frame leaks 64 bytes"
   "extra_syscall_on_read|backends/tcp/tcp_comm.cpp|s#^    ssize_t n = ::recv\(fd_, staging_\.get\(\) \+ end_, staging_size_ - end_, 0\);\$#    ::syscall(SYS_getppid);\n&#;s#^\#include <unistd.h>\$#&\n\#include <sys/syscall.h>#|build/openmpi|icount_pingpong|^icount_budget\$|every tcp read makes one more system call (getppid)"
-  "gate_never_reports|scripts/regress|s/^def judge(/def judge_unused(/|build/openmpi||^results_pipeline\$|the regression gate judges nothing"
+  "gate_never_reports|scripts/regress|s/^def judge\(/def judge_unused(/|build/openmpi||^results_pipeline\$|the regression gate judges nothing"
 )
 
 want=("$@")
@@ -47,7 +47,7 @@ for m in "${mutations[@]}"; do
   fi
   saved=$(mktemp)
   cp "$file" "$saved"
-  sed -i -E "$expr" "$file" 2>/dev/null || sed -i "$expr" "$file"
+  sed -i -E "$expr" "$file"  # every expression is an ERE (sed -E)
   if cmp -s "$file" "$saved"; then
     echo "mutation $name: the expression no longer matches $file (update this script)"
     results+=("$name: NOT APPLIED"); status=1; restore; continue
