@@ -8,6 +8,7 @@
 #include "comm/registry.hpp"
 #include "distributed/scheduler.hpp"
 #include "distributed/worker.hpp"
+#include "gpu/staged_comm.hpp"
 #include "harness/backend_listing.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/inject_delay.hpp"
@@ -15,6 +16,7 @@
 #include "harness/option_listing.hpp"
 #include "harness/progress_line.hpp"
 #include "harness/result_schema.hpp"
+#include "harness/sizes.hpp"
 #include "run_metrics.hpp"
 #include "runtime/spawn.hpp"
 
@@ -76,6 +78,19 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
        "gate catches a slower app communication path"},
   };
   add_option_rows(app, named, ShowDefault::no);
+  app.add_option("--memory", opts_.memory,
+                 "Where workers keep their data blocks and run their kernels: host | cuda "
+                 "(device memory and CUDA kernels; needs a CUDA build and a GPU, or "
+                 "COMMBENCH_SIMULATE_GPU=1 for the simulated device of the tests)")
+      ->capture_default_str();
+  app.add_option("--gpu-path", opts_.gpu_path,
+                 "How device blocks cross the comm (--memory cuda): auto (pass-through when "
+                 "the library reports CUDA support at run time, else staged) | pass-through "
+                 "| staged (pipelined copies through pinned host buffers)")
+      ->capture_default_str();
+  app.add_option("--gpu-chunk", opts_.gpu_chunk,
+                 "Chunk of the staged pipeline (--memory cuda)")
+      ->capture_default_str();
   app.add_option("--test-corrupt-fetch", opts_.corrupt_every,
                  "Testing aid: each worker flips one byte of every Nth value it fetches from a "
                  "peer, as a faulty wire would, to prove that validation reports FAILED and "
@@ -88,6 +103,10 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
                              "an app (workers fetch from each other at once)");
     opts_.inject_delay_ns = parse_inject_delay(opts_.inject_delay);
     if (opts_.slice_us <= 0) throw std::invalid_argument("--slice-us must be > 0");
+    parse_memory_kind(opts_.memory);
+    if (opts_.gpu_path != "auto") gpu::parse_gpu_path(opts_.gpu_path);
+    opts_.gpu_chunk_bytes = parse_size(opts_.gpu_chunk);
+    if (opts_.gpu_chunk_bytes == 0) throw std::invalid_argument("--gpu-chunk must be > 0");
     topo_.layout = parse_layout(opts_.layout);
     if (opts_.preset != "default" && opts_.preset != "paper")
       throw std::invalid_argument("unknown --preset '" + opts_.preset +
@@ -113,6 +132,7 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
                     std::to_string(topo_.ranks) + ": run it as mpirun -np " +
                     std::to_string(min_ranks(topo_.layout) + 1) + " " + layer_.program() + " ...");
   install_pooled_host_allocator();
+  open_device();
   layer_.agree(loop_, opts_);
   if (topo_.is_client() && !opts_.csv.empty()) {
     try {
@@ -156,6 +176,37 @@ void AppSession::create_backend() {
   } catch (const std::exception& e) {
     boot().fail_all(e.what());
   }
+}
+
+void AppSession::open_device() {
+  if (parse_memory_kind(opts_.memory) == MemoryKind::host) return;
+  // Every rank opens its device (the scheduler and client ranks too: every channel stages);
+  // one line for the job when any rank has none.
+  std::string why;
+  gpu::DeviceOps* ops = gpu::device_ops(&why);
+  if (boot().sum(ops ? 0 : 1) > 0)
+    boot().fail_all("--memory cuda: " + (ops ? std::string("a rank has no usable GPU") : why));
+  device_.ops = ops;
+  device_.simulated = ops->name() == "host-simulated";
+}
+
+void AppSession::choose_gpu_path() {
+  if (!device_.on_device()) return;
+  try {
+    device_.path = gpu::choose_path(opts_.gpu_path, backend_->accepts_device_memory());
+  } catch (const std::exception& e) {
+    boot().fail_all(e.what());
+  }
+  device_.sync_before_send = device_.path == gpu::GpuPath::pass_through;
+  if (device_.path != gpu::GpuPath::staged) return;
+  // Every channel of every rank stages (both ends of a comm must): control frames are
+  // host memory and pass through the decorator uncopied; device frames arrive as device.
+  gpu::StagedOptions so;
+  so.chunk_bytes = opts_.gpu_chunk_bytes;
+  so.limits = opts_.backend_options.limits;
+  channels_.set_wrapper([this, so](std::unique_ptr<Comm> inner) -> std::unique_ptr<Comm> {
+    return std::make_unique<gpu::StagedComm>(std::move(inner), *device_.ops, loop_, so);
+  });
 }
 
 void AppSession::note(const std::string& line) {
@@ -208,6 +259,11 @@ void AppSession::print_header() {
               layer_.program().c_str(), layer_.run_id().c_str(), Bootstrap::mpi_flavor().c_str(),
               opts_.backend().name.c_str(), backend_->progress().c_str(), to_string(topo_.layout),
               topo_.ranks, topo_.workers());
+  if (device_.on_device())
+    std::printf("# memory cuda  gpu-path %s  kernels %s  device %s\n",
+                std::string(gpu::to_string(device_.path)).c_str(),
+                device_.cuda_kernels() ? "cuda" : "host (simulated device)",
+                device_.ops->name().c_str());
   if (!description_line.empty()) std::printf("# %s\n", description_line.c_str());
   const char* tput = rows_throughput ? "Mrows/s" : "MB/s";
   // worker_cpu: the busiest worker's CPU time (user + system) in the timed part -- on an
@@ -243,6 +299,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   // Created here, after the workload has stated its data size (require_worker_memory),
   // which sets the limits the backend enforces.
   create_backend();
+  choose_gpu_path();
   // Every rank listens; the addresses travel through the bootstrap, nothing else does.
   try {
     listener_ = backend_->make_listener(backend_->default_listen_address(layer_.iface().address));
@@ -305,6 +362,14 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   s["test_corrupt_fetch_every"] = opts_.corrupt_every;
   s["max_frame_bytes"] = opts_.backend_options.limits.max_frame_bytes;
   s["max_message_bytes"] = opts_.backend_options.limits.max_message_bytes;
+  s["memory"] = device_.memory_name();
+  s["gpu_path"] = std::string(gpu::to_string(device_.path));
+  if (device_.on_device()) {
+    s["gpu_path_requested"] = opts_.gpu_path;
+    s["gpu_chunk_bytes"] = opts_.gpu_chunk_bytes;
+    s["gpu"] = gpu::describe_gpu();
+    s["kernels"] = device_.cuda_kernels() ? "cuda" : "host (simulated device)";
+  }
   s.update(settings);
   // Rank 0's connections, while they are still open (the library describes live ones).
   Json meta = layer_.metadata(s, opts_, loop_, [&] {
@@ -385,8 +450,9 @@ void AppSession::record(const RunRecord& r) {
       .set("backend", opts_.backend().name)
       .set("progress", backend_->progress())
       .set("mpi", Bootstrap::mpi_flavor())
-      .set("memory_send", std::string("host"))
-      .set("memory_recv", std::string("host"))
+      .set("memory_send", device_.memory_name())
+      .set("memory_recv", device_.memory_name())
+      .set("gpu_path", std::string(gpu::to_string(device_.path)))
       .set("layout", std::string(to_string(topo_.layout)))
       .set("ranks", topo_.ranks)
       .set("workers", topo_.workers())

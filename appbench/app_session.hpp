@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app_device.hpp"
 #include "app_summary.hpp"
 #include "distributed/client.hpp"
 #include "distributed/functions.hpp"
@@ -39,6 +40,12 @@ struct AppOptions : RunSelection {
   std::string inject_delay;    // microseconds, testing aid (harness/inject_delay.hpp)
   uint64_t corrupt_every = 0;  // testing aid: workers flip a byte of every Nth fetched value
   uint64_t inject_delay_ns = 0;
+  // Where the workers keep their data blocks (app_device.hpp) and how device frames cross
+  // the comm (gpu/gpu_path.hpp: auto | staged | pass-through).
+  std::string memory = "host";
+  std::string gpu_path = "auto";
+  std::string gpu_chunk = "1M";
+  size_t gpu_chunk_bytes = 0;
 
   const BackendSpec& backend() const { return specs.front(); }
 };
@@ -75,6 +82,9 @@ class AppSession {
   const Topology& topology() const { return topo_; }
   Bootstrap& boot() { return layer_.boot(); }
   EventLoop& loop() { return loop_; }
+  // The memory the workers keep their blocks in, the device and the kernels to use; its
+  // path is known once run() has created the backend (tasks run after that).
+  const AppDevice& device() const { return device_; }
 
   // The workload fills these before run(): CSV size_bytes, the table's throughput column
   // ("MB/s" from bytes / comm time, or "Mrows/s" from rows / wall), settings for the
@@ -105,6 +115,8 @@ class AppSession {
  private:
   Task<void> handle(std::unique_ptr<Comm> comm);
   void create_backend();  // in run(), with the limits the workload set
+  void open_device();     // --memory cuda: every rank's device, or one line for the job
+  void choose_gpu_path();  // after create_backend: staged channels or pass-through
   void print_header();
   void close_connections();
   // Prints one table line and writes one CSV row.
@@ -126,6 +138,15 @@ class AppSession {
   unsigned long long total_wrong_ = 0;
   size_t records_ = 0;
   RunSummary summary_;  // the client's timed runs
+  AppDevice device_;
 };
+
+// A task function for a workload kernel that takes the session's device first (its
+// memory kind and which kernels run): fn(device, ctx, deps, args).
+template <typename Fn>
+TaskFunction with_device(const AppSession& s, Fn fn) {
+  return [&s, fn](TaskContext& ctx, const std::vector<const Value*>& deps,
+                  std::span<const std::byte> args) { return fn(s.device(), ctx, deps, args); };
+}
 
 }  // namespace commbench::app

@@ -6,6 +6,9 @@
 // partition q on worker q from the q-th piece of every chunk -- pulled from every worker
 // over the comm backend -- with a local hash join. Then, untimed, each partition's row
 // count is gathered to the client and checked against n * n * max(floor((L div n) f), 1).
+// --memory cuda: the tables live in device memory (generated on the host, copied once
+// before timing), the split and the join run as CUDA kernels (host kernels on the
+// simulated device: app_device.hpp), and the pieces cross the comm as device frames.
 #include <CLI/CLI.hpp>
 #include <cstring>
 
@@ -14,7 +17,11 @@
 #include "distributed/scheduler.hpp"
 #include "harness/numeric_range.hpp"
 #include "shuffle_tasks.hpp"
+#include "workloads/hash_split.hpp"
 #include "workloads/merge_kernels.hpp"
+#ifdef COMMBENCH_APP_CUDA
+#include "workloads/cuda/merge_gpu.hpp"
+#endif
 
 using namespace commbench;
 using namespace commbench::app;
@@ -29,23 +36,96 @@ merge::Params params_of(const std::vector<uint64_t>& a) {
   return p;
 }
 
-Task<Value> make_build(TaskContext&, const std::vector<const Value*>&,
+Task<Value> make_build(const AppDevice& dev, TaskContext&, const std::vector<const Value*>&,
                        std::span<const std::byte> args) {
   auto a = unpack_u64(args);
-  co_return merge::generate_build(params_of(a), a.at(3));
+  co_return dev.to_device(merge::generate_build(params_of(a), a.at(3)));
 }
-Task<Value> make_other(TaskContext&, const std::vector<const Value*>&,
+Task<Value> make_other(const AppDevice& dev, TaskContext&, const std::vector<const Value*>&,
                        std::span<const std::byte> args) {
   auto a = unpack_u64(args);
-  co_return merge::generate_other(params_of(a), a.at(3));
+  co_return dev.to_device(merge::generate_other(params_of(a), a.at(3)));
 }
+
+#ifdef COMMBENCH_APP_CUDA
+namespace cuda = commbench::app::gpu;
+
+// The pieces' two columns, each concatenated into one device array (device-to-device
+// copies on the default stream, where the join's kernels run after them).
+Value concat_device(const AppDevice& dev, const std::vector<const Value*>& pieces) {
+  size_t rows = 0;
+  for (const Value* p : pieces) {
+    if (p->parts.size() != 2 || p->parts[0].size != p->parts[1].size)
+      throw std::runtime_error("merge.join: a piece is not a (key, payload) table");
+    rows += p->parts[0].size / 8;
+  }
+  Value out = make_value({rows * 8, rows * 8}, MemoryKind::cuda);
+  size_t at = 0;
+  for (const Value* p : pieces) {
+    for (size_t c = 0; c < 2; ++c)
+      if (p->parts[c].size > 0) dev.ops->copy(out.parts[c].bytes() + at, p->parts[c].data,
+                                               p->parts[c].size);
+    at += p->parts[0].size;
+  }
+  return out;
+}
+#endif
+
+// The hash split of a (key, payload) table, in the layout of split_by (partition q's
+// columns are parts 2q, 2q+1), so the shuffle's piece views work on either kind.
+Task<Value> device_split(const AppDevice& dev, TaskContext& ctx,
+                         const std::vector<const Value*>& deps, std::span<const std::byte> args) {
+  uint32_t parts = static_cast<uint32_t>(unpack_u64(args).at(0));
+  const Value& table = *deps.at(0);
+  if (dev.cuda_kernels()) {
+#ifdef COMMBENCH_APP_CUDA
+    if (table.parts.size() != 2 || table.parts[0].size != table.parts[1].size)
+      throw std::invalid_argument("split: expected a (key, payload) table");
+    size_t rows = table.parts[0].size / 8;
+    Value grouped = make_value({rows * 8, rows * 8}, MemoryKind::cuda);
+    // Complete when it returns (it waits for the device).
+    std::vector<size_t> off = cuda::hash_partition(
+        table.part<const int64_t>(0).data(), table.part<const int64_t>(1).data(), rows, parts,
+        grouped.part<int64_t>(0).data(), grouped.part<int64_t>(1).data());
+    Value pieces;
+    pieces.owner = grouped.owner;
+    for (uint32_t q = 0; q < parts; ++q)
+      for (size_t c = 0; c < 2; ++c)
+        pieces.parts.push_back(Buffer{grouped.parts[c].bytes() + off[q] * 8,
+                                     (off[q + 1] - off[q]) * 8, MemoryKind::cuda});
+    co_return pieces;
+#else
+    throw std::logic_error("split: a device without the CUDA kernels in this build");
+#endif
+  }
+  dev.synchronize();  // simulated device: the table's default-stream copies have landed
+  co_return dev.to_device(co_await split(ctx, table, parts));
+}
+
 // deps: n build pieces, then n other pieces.
-Task<Value> join(TaskContext& ctx, const std::vector<const Value*>& deps,
+Task<Value> join(const AppDevice& dev, TaskContext& ctx, const std::vector<const Value*>& deps,
                  std::span<const std::byte>) {
   size_t n = deps.size() / 2;
   std::vector<const Value*> build(deps.begin(), deps.begin() + static_cast<ptrdiff_t>(n));
   std::vector<const Value*> other(deps.begin() + static_cast<ptrdiff_t>(n), deps.end());
-  co_return co_await merge::hash_join(ctx, build, other);
+  if (dev.cuda_kernels()) {
+#ifdef COMMBENCH_APP_CUDA
+    Value b = concat_device(dev, build), o = concat_device(dev, other);
+    size_t nb = b.parts[0].size / 8, no = o.parts[0].size / 8;
+    cuda::DeviceJoin j(b.part<const int64_t>(0).data(), b.part<const int64_t>(1).data(), nb);
+    size_t rows = j.count(o.part<const int64_t>(0).data(), no);
+    Value out = make_value({rows * 8, rows * 8, rows * 8}, MemoryKind::cuda);
+    // Complete when it returns (it waits for the device).
+    j.materialize(o.part<const int64_t>(0).data(), o.part<const int64_t>(1).data(), no,
+                  out.part<int64_t>(0).data(), out.part<int64_t>(1).data(),
+                  out.part<int64_t>(2).data());
+    co_return out;
+#else
+    throw std::logic_error("merge.join: a device without the CUDA kernels in this build");
+#endif
+  }
+  dev.synchronize();  // simulated device: the pieces' default-stream copies have landed
+  co_return dev.to_device(co_await merge::hash_join(ctx, build, other));
 }
 Task<Value> count(TaskContext&, const std::vector<const Value*>& deps, std::span<const std::byte>) {
   uint64_t rows = deps.at(0)->parts.at(0).size / 8;
@@ -83,10 +163,12 @@ int main(int argc, char** argv) {
         if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;
         if (!(frac > 0 && frac <= 1)) throw std::invalid_argument("--frac-match must be in (0, 1]");
       });
-  s.functions().add("merge.build", make_build);
-  s.functions().add("merge.other", make_other);
+  s.functions().add("merge.build", with_device(s, make_build));
+  s.functions().add("merge.other", with_device(s, make_other));
   add_shuffle_functions(s.functions());
-  s.functions().add("merge.join", join);
+  // The shuffle's split, on whichever memory the tables are in (the piece views are kind-free).
+  s.functions().add("shuffle.hash_split", with_device(s, device_split));
+  s.functions().add("merge.join", with_device(s, join));
   s.functions().add("merge.count", count);
   merge::Params p{rows, static_cast<uint64_t>(s.topology().workers()), frac};
   if (p.chunks > 0 && rows < p.chunks) {

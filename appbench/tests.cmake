@@ -222,3 +222,39 @@ foreach(app transpose_sum matmul)
   set_tests_properties(appbench.validation_catches_corrupt_fetch.${app} PROPERTIES
                        ENVIRONMENT "${_env}" TIMEOUT 120)
 endforeach()
+
+# --memory cuda on the simulated device (COMMBENCH_SIMULATE_GPU=1: host memory with deferred
+# copies stands in for the GPU, and the host kernels run on it): the blocks live in device
+# memory, every channel stages (gpu/staged_comm.hpp), and the run validates as on host
+# memory. The simulated default stream lands each block's copy() late, so a comm that sent
+# a block without ordering after it would fail validation here. Pass-through is checked on
+# mpi with a faked CUDA-aware answer (COMMBENCH_FAKE_CUDA_AWARE, test-only).
+foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
+  foreach(app transpose_sum merge)
+    _appbench_test(appbench.${app}.simulated_gpu.${backend} zero "validation: PASSED" 120
+                   ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:${app}>
+                   --backend ${backend} --memory cuda --gpu-chunk 64K --timeout 100
+                   ${_args_${app}})
+    set_property(TEST appbench.${app}.simulated_gpu.${backend} APPEND PROPERTY ENVIRONMENT
+                 COMMBENCH_SIMULATE_GPU=1)
+  endforeach()
+endforeach()
+if("mpi" IN_LIST COMMBENCH_APPBENCH_BACKENDS)
+  _appbench_test(appbench.merge.simulated_gpu.mpi_pass_through zero
+                 "validation: PASSED" 120
+                 ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:merge> --backend mpi
+                 --memory cuda --gpu-path pass-through --timeout 100 ${_args_merge})
+  set_property(TEST appbench.merge.simulated_gpu.mpi_pass_through APPEND PROPERTY ENVIRONMENT
+               COMMBENCH_SIMULATE_GPU=1 COMMBENCH_FAKE_CUDA_AWARE=mpi)
+endif()
+# Device memory that cannot work is one line: no GPU (or no CUDA build) at the device
+# check, a GPU machine at the path (cuda-ipc is not implemented).
+# (tests/integration/expect_error.sh: non-zero, one error line, no sanitizer report.)
+foreach(app transpose_sum merge)
+  add_test(NAME appbench.${app}.cuda_refused
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
+                   "--memory cuda: |--gpu-path cuda-ipc is not implemented"
+                   ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:${app}> --backend tcp
+                   --memory cuda --gpu-path cuda-ipc ${_args_${app}})
+  set_tests_properties(appbench.${app}.cuda_refused PROPERTIES TIMEOUT 60 ENVIRONMENT "${_env}")
+endforeach()

@@ -4,6 +4,9 @@
 // the worker computing y(i, j) pulls the partner x(j, i) from its peer. Timed: submit
 // the y graph until every block is in memory. Then, untimed, each block's checksum is
 // reduced to the client and compared with the value computed from the generator.
+// --memory cuda: the blocks live in device memory, y is computed by the CUDA kernel
+// (host kernels on the simulated device: app_device.hpp), and the checksums are taken of
+// host copies, after the timed part.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstring>
@@ -14,6 +17,9 @@
 #include "distributed/scheduler.hpp"
 #include "harness/numeric_range.hpp"
 #include "workloads/transpose_kernels.hpp"
+#ifdef COMMBENCH_APP_CUDA
+#include "workloads/cuda/transpose_add_gpu.hpp"
+#endif
 
 using namespace commbench;
 using namespace commbench::app;
@@ -27,7 +33,8 @@ Grid grid_of(const std::vector<uint64_t>& a) {
   return Grid{a.at(0), a.at(1)};
 }
 
-Task<Value> make_x(TaskContext& ctx, const std::vector<const Value*>&,
+// x is generated on the host and copied to the device once: it is persisted before timing.
+Task<Value> make_x(const AppDevice& dev, TaskContext& ctx, const std::vector<const Value*>&,
                    std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   Grid g = grid_of(a);
@@ -38,10 +45,11 @@ Task<Value> make_x(TaskContext& ctx, const std::vector<const Value*>&,
     transpose::fill_block_rows(out, g, bi, bj, r, std::min(rows, r + kStripe));
     if (ctx.slice_over()) co_await ctx.yield();
   }
-  co_return v;
+  co_return dev.to_device(std::move(v));
 }
 
-Task<Value> add_transposed(TaskContext& ctx, const std::vector<const Value*>& deps,
+Task<Value> add_transposed(const AppDevice& dev, TaskContext& ctx,
+                           const std::vector<const Value*>& deps,
                            std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   Grid g = grid_of(a);
@@ -51,6 +59,20 @@ Task<Value> add_transposed(TaskContext& ctx, const std::vector<const Value*>& de
   if (xa.nbytes() != rows * cols * 8 || xb.nbytes() != rows * cols * 8 || xa.parts.size() != 1 ||
       xb.parts.size() != 1)
     throw std::runtime_error("transpose.add: input blocks have the wrong size");
+  if (dev.cuda_kernels()) {
+#ifdef COMMBENCH_APP_CUDA
+    // On the default stream, so after the copies that made or delivered the inputs; waited
+    // for here, so the block is in memory when the task reports it done.
+    Value v = make_value({rows * cols * sizeof(double)}, MemoryKind::cuda);
+    commbench::app::gpu::transpose_add(v.part<double>(0).data(), xa.part<const double>(0).data(),
+                                       xb.part<const double>(0).data(), rows, cols);
+    commbench::app::gpu::synchronize();
+    co_return v;
+#else
+    throw std::logic_error("transpose.add: a device without the CUDA kernels in this build");
+#endif
+  }
+  dev.synchronize();  // simulated device: the inputs' default-stream copies have landed
   Value v = make_value({rows * cols * sizeof(double)});
   double* y = v.part<double>(0).data();
   const double* pa = xa.part<const double>(0).data();
@@ -59,15 +81,16 @@ Task<Value> add_transposed(TaskContext& ctx, const std::vector<const Value*>& de
     transpose::transpose_add_rows(y, pa, pb, rows, cols, r, std::min(rows, r + kStripe));
     if (ctx.slice_over()) co_await ctx.yield();
   }
-  co_return v;
+  co_return dev.to_device(std::move(v));
 }
 
-Task<Value> checksum(TaskContext&, const std::vector<const Value*>& deps,
+// Untimed: of a host copy of the block (device to host, complete when it returns).
+Task<Value> checksum(const AppDevice& dev, TaskContext&, const std::vector<const Value*>& deps,
                      std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   Grid g = grid_of(a);
-  uint64_t sum =
-      transpose::checksum_block(deps.at(0)->part<const double>(0).data(), g, a.at(2), a.at(3));
+  Value y = dev.to_host(*deps.at(0));
+  uint64_t sum = transpose::checksum_block(y.part<const double>(0).data(), g, a.at(2), a.at(3));
   co_return words_value({sum});
 }
 
@@ -101,9 +124,9 @@ int main(int argc, char** argv) {
           throw std::invalid_argument("--chunk (" + std::to_string(c) + ") exceeds --size (" +
                                       std::to_string(n) + ")");
       });
-  s.functions().add("transpose.make_x", make_x);
-  s.functions().add("transpose.add", add_transposed);
-  s.functions().add("transpose.checksum", checksum);
+  s.functions().add("transpose.make_x", with_device(s, make_x));
+  s.functions().add("transpose.add", with_device(s, add_transposed));
+  s.functions().add("transpose.checksum", with_device(s, checksum));
   Grid g{n, c};
   uint64_t nb = g.blocks();
   // A worker holds its share of x and of y and the partner blocks it fetches: 3 n^2 / W.

@@ -20,7 +20,7 @@ bool peer_is_gone(const std::exception& e) noexcept {
 }
 
 Channel::Channel(ChannelSet& set, std::unique_ptr<Comm> comm)
-    : set_(set), comm_(std::move(comm)), write_lock_(set.loop()) {
+    : set_(set), comm_(set.wrap(std::move(comm))), write_lock_(set.loop()) {
   set_.add(this);
 }
 

@@ -20,7 +20,8 @@ namespace commbench::app {
 
 class Channel {
  public:
-  // Registered in `set` for its lifetime (see ChannelSet).
+  // Registered in `set` for its lifetime (see ChannelSet); `comm` is wrapped in the set's
+  // wrapper, if it has one (the app's device path).
   Channel(ChannelSet& set, std::unique_ptr<Comm> comm);
   ~Channel();
   Channel(const Channel&) = delete;

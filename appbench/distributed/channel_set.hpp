@@ -7,12 +7,15 @@
 // a coroutine that resumes into freed memory).
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 namespace commbench {
 class EventLoop;
+class Comm;
 }
 
 namespace commbench::app {
@@ -32,6 +35,14 @@ class ChannelSet {
   // Aborts every channel (no I/O; the peers see a reset). Channels stay registered until
   // their owners destroy them.
   void abort_all() noexcept;
+  // A decorator every channel of this rank puts around its comm, on both ends alike (the
+  // app's device path: a staging comm for device frames); unset = the comm as it is. Set
+  // before the first channel is made.
+  using CommWrapper = std::function<std::unique_ptr<Comm>(std::unique_ptr<Comm>)>;
+  void set_wrapper(CommWrapper wrap) { wrap_ = std::move(wrap); }
+  std::unique_ptr<Comm> wrap(std::unique_ptr<Comm> comm) const {
+    return wrap_ ? wrap_(std::move(comm)) : std::move(comm);
+  }
   // Every transport the open channels travel on (Comm::transports()), sorted, without
   // repeats: run metadata, not for hot paths.
   std::vector<std::string> transports() const;
@@ -39,6 +50,7 @@ class ChannelSet {
  private:
   EventLoop& loop_;
   std::unordered_set<Channel*> live_;
+  CommWrapper wrap_;
 };
 
 }  // namespace commbench::app

@@ -9,15 +9,15 @@
 
 namespace commbench::app {
 
-Value make_value(std::span<const size_t> part_sizes) {
+Value make_value(std::span<const size_t> part_sizes, MemoryKind kind) {
   size_t total = 0;
   for (size_t s : part_sizes) total += (s + 63) / 64 * 64;
   auto storage = std::make_shared<Storage>();
-  auto* base = static_cast<std::byte*>(storage->reserve(total == 0 ? 64 : total, MemoryKind::host));
+  auto* base = static_cast<std::byte*>(storage->reserve(total == 0 ? 64 : total, kind));
   Value v;
   size_t off = 0;
   for (size_t s : part_sizes) {
-    v.parts.push_back(Buffer{base + off, s, MemoryKind::host});
+    v.parts.push_back(Buffer{base + off, s, kind});
     off += (s + 63) / 64 * 64;
   }
   v.owner = std::move(storage);

@@ -17,6 +17,8 @@ struct Value {
   std::shared_ptr<const void> owner;
   std::vector<Buffer> parts;
 
+  // The memory kind of its parts (host for a value without parts).
+  MemoryKind kind() const noexcept { return parts.empty() ? MemoryKind::host : parts[0].kind; }
   uint64_t nbytes() const noexcept {
     uint64_t n = 0;
     for (const auto& p : parts) n += p.size;
@@ -28,10 +30,13 @@ struct Value {
   }
 };
 
-// A value whose parts have these sizes, in one host allocation (64-byte aligned parts).
-Value make_value(std::span<const size_t> part_sizes);
-inline Value make_value(std::initializer_list<size_t> part_sizes) {
-  return make_value(std::span<const size_t>(part_sizes.begin(), part_sizes.size()));
+// A value whose parts have these sizes, in one allocation of memory kind `kind` (64-byte
+// aligned parts). Device memory comes from the allocator registered for its kind
+// (comm/buffer.hpp); the runtime never touches its bytes, only moves its parts as frames.
+Value make_value(std::span<const size_t> part_sizes, MemoryKind kind = MemoryKind::host);
+inline Value make_value(std::initializer_list<size_t> part_sizes,
+                        MemoryKind kind = MemoryKind::host) {
+  return make_value(std::span<const size_t>(part_sizes.begin(), part_sizes.size()), kind);
 }
 
 // A small result of fixed-width words (a checksum, a summary) as a one-part value, and

@@ -153,7 +153,7 @@ Task<void> Worker::fetch(std::string key, int holder) {
     v.owner = msg;  // the received frames stay where they landed: no copy
     if (opts_.corrupt_every != 0 && ++fetches_done_ % opts_.corrupt_every == 0)
       for (auto& part : v.parts)
-        if (part.size > 0) {
+        if (part.size > 0 && part.kind == MemoryKind::host) {  // device bytes: not from here
           part.bytes()[part.size / 2] ^= std::byte{0x5a};
           break;
         }
