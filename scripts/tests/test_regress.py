@@ -219,6 +219,28 @@ class VerdictTest(unittest.TestCase):
         self.assertIs(guard["gated"], False)
         self.assertNotIn("not_gated", guard)
 
+    def test_the_band_holds_every_reference_run_but_the_worst(self):
+        # overhead/ucx:thread in today's Open MPI reference: 7 runs at ~16, 3 at ~40 (the
+        # raw-ucx baseline's two states). Its median deviation is small; a band from it
+        # alone would flag 3 of the 10 healthy runs.
+        runs = [41.07, 41.88, 15.6, 15.29, 16.42, 16.6, 16.77, 16.01, 39.51, 16.5]
+        e = regress.summarize("overhead/ucx:thread", runs)
+        self.assertLess(3 * e["spread_rel"], 0.3)
+        self.assertAlmostEqual(e["second_worst_rel"], 41.07 / e["value"] - 1, places=3)
+        self.assertIs(e["gated"], False)
+        self.assertIn("second-worst run", e["not_gated"])
+        # one outlier (a load spike) is allowed, on either direction's worse side
+        e = regress.summarize("latency_us/mpi:thread", [31.6, 30.3, 30.9, 31.8, 29.8, 31.2,
+                                                        33.4, 55.0, 33.2, 31.0])
+        self.assertIs(e["gated"], True)
+        e = regress.summarize("app/sort/comm_MBps/ucx", [386, 404, 492, 430, 416, 339, 399,
+                                                         183, 411, 330])
+        self.assertAlmostEqual(e["second_worst_rel"], e["value"] / 330 - 1, places=3)
+        self.assertIs(e["gated"], True)
+        for vals in ([1.0, 1.1, 1.2], [2.0] * 10):
+            self.assertEqual(regress.summarize("overhead/tcp:epoll", vals)["second_worst_rel"],
+                             0.0)
+
     def test_verdict_bands(self):
         # a band either side of the median: worse beyond median x (1 + tol) (lower is
         # better) or median / (1 + tol) (higher is better); better the other way
