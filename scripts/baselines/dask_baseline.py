@@ -50,7 +50,7 @@ from cbresults.sizes import SPARSE_LATENCY_SIZES
 PROFILES = {
     "tiny": {"sizes": [1, 8, 64, 512, 4096], "iters": 300, "ts": (2048, 512),
              "rows": 100_000, "groupby": 100_000, "groups": 100_000, "sort": 100_000,
-             "mm": (1024, 256), "runs": 3},
+             "mm": (512, 256), "runs": 3},
     "quick": {"sizes": SPARSE_LATENCY_SIZES, "iters": 500, "ts": (8192, 2048),
               "rows": 1_000_000, "groupby": 1_000_000, "groups": 1_000_000, "sort": 1_000_000,
               "mm": (2048, 512), "runs": 3},

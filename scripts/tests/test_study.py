@@ -104,7 +104,7 @@ class MatrixFromJsonTest(unittest.TestCase):
                        {"rows_per_chunk": "--chunk-size", "groups": "--groups"}, ["compact"])
         mm = options(APP_OPTIONS + ["--size", "--chunk"], {"n": "--size", "chunk": "--chunk"},
                      ["compact"])
-        want = {"tiny": ("100000", ("1024", "256")), "quick": ("1000000", ("2048", "512")),
+        want = {"tiny": ("100000", ("512", "256")), "quick": ("1000000", ("2048", "512")),
                 "full": ("4000000", ("8192", "2048"))}
         for profile, (nrows, (n, chunk)) in want.items():
             runs = matrix.app_runs("openmpi", "/b", fams, profile, "/tmp", [1, 3], ["compact"],

@@ -31,7 +31,9 @@ PROFILES = {
         "merge": {"rows_per_chunk": 100000},
         "groupby": {"rows_per_chunk": 100000, "groups": 100000},
         "sort": {"rows_per_chunk": 100000},
-        "matmul": {"n": 1024, "chunk": 256},
+        # 512 / 256: 8 block products, under a second of mpirun per family (1024 / 256
+        # took 3-4 s, and the gate runs it per family and repetition)
+        "matmul": {"n": 512, "chunk": 256},
     },
     "quick": {
         "pingpong": ["-b", "1", "-e", "1M", "-f", "2", "--iters", "1000", "--iters-large",
