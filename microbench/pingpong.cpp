@@ -91,15 +91,12 @@ int main(int argc, char** argv) {
     return run_loop(d, size, [&](auto&... on) { return round_trips(r, on...); });
   };
   auto warm = [&](Driver& d, size_t size) { run(d, size, s.warmup_for(size)); };
-  std::vector<double> one_way_ns;
   auto rep = [&](Driver& d, size_t, size_t size, size_t rep_no, Point& p) {
     size_t n = s.iters_per_rep(size);
     p.wrong += run(d, size, n);
     p.iterations += n;
     for (size_t i = 0; i < n; ++i) p.samples.push_back(static_cast<double>(samples[i]) / 2000.0);
-    one_way_ns.resize(n);
-    for (size_t i = 0; i < n; ++i) one_way_ns[i] = static_cast<double>(samples[i]) / 2.0;
-    s.record_samples(d, size, rep_no, one_way_ns.data(), n);
+    s.record_samples(d, size, rep_no, samples.data(), n);  // nothing without --samples
   };
   auto emit = [&](Driver& d, size_t size, Point& p, ResultRow& row) {
     Summary sum = summarize(p.samples);

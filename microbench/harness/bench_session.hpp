@@ -61,7 +61,9 @@ class BenchSession {
              const std::vector<std::string>& table_units);
 
   // --samples: one repetition's timed iterations (rank 0; nothing without the option).
-  void record_samples(const Driver& d, size_t size, size_t rep, const double* ns, size_t n);
+  // `round_trip_ns`: the repetition's round trips as timed; the log holds half of each.
+  void record_samples(const Driver& d, size_t size, size_t rep, const uint64_t* round_trip_ns,
+                      size_t n);
 
   // Prints one line of the human table (rank 0).
   void print_row(const std::vector<std::string>& cells);

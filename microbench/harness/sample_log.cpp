@@ -18,11 +18,11 @@ SampleLog::~SampleLog() {
 }
 
 void SampleLog::add(const std::string& backend, const std::string& progress, size_t size_bytes,
-                    size_t rep, const double* ns, size_t n) {
+                    size_t rep, const uint64_t* round_trip_ns, size_t n) {
   if (!file_) return;
   for (size_t i = 0; i < n; ++i)
     std::fprintf(file_, "%s,%s,%zu,%zu,%zu,%.1f\n", backend.c_str(), progress.c_str(), size_bytes,
-                 rep, i, ns[i]);
+                 rep, i, static_cast<double>(round_trip_ns[i]) / 2.0);
 }
 
 void SampleLog::commit() {

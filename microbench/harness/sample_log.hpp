@@ -18,9 +18,10 @@ class SampleLog {
   SampleLog(const SampleLog&) = delete;
   SampleLog& operator=(const SampleLog&) = delete;
 
-  // `n` samples of one repetition, in the order they were timed.
+  // One repetition's `n` round trips, in the order they were timed; each row holds the
+  // one-way latency, half the round trip.
   void add(const std::string& backend, const std::string& progress, size_t size_bytes, size_t rep,
-           const double* ns, size_t n);
+           const uint64_t* round_trip_ns, size_t n);
   // Renames the file into place.
   void commit();
 
