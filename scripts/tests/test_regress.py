@@ -623,6 +623,18 @@ class SelfTestTest(unittest.TestCase):
         self.assertEqual(self.out.count("NOT JUDGED (unseen machine mode)"), 6)
         self.assertNotIn("app/merge/comm_MBps/mpi: NOT JUDGED", self.err)  # apps: no guard
 
+    def test_the_guard_knows_every_mode_the_committed_reference_saw(self):
+        # three in-session runs all in one mode, the delayed ones in the other: the gate's
+        # own reference has seen both, so the delayed runs are judged (and caught)
+        m = SimMeasurer(delayed_probe=54.0)
+        committed = {"format": 2, "metrics": {
+            k: regress.summarize(k, [v] * 3) for k, v in m.once().items()}}
+        committed["metrics"][regress.PROBE_KEY] = regress.summarize(
+            regress.PROBE_KEY, [54.0, 250.0, 240.0])
+        self.assertEqual(self.run_self_test(SimMeasurer(delayed_probe=54.0), committed), 0,
+                         self.err)
+        self.assertNotIn("NOT JUDGED", self.out)
+
     def test_committed_bands_decide_and_nothing_gated_is_no_pass(self):
         m = SimMeasurer()
         healthy = m.once()
