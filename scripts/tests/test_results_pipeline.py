@@ -309,6 +309,25 @@ def synthetic_rows():
     return rows
 
 
+class ProgressTest(unittest.TestCase):
+    """reproduce's per-run line: [k/n] name (elapsed, ~remaining), the remaining time from
+    the expected cost of the runs left against that of the runs done."""
+
+    def test_remaining_time_scales_with_the_weight_left(self):
+        import io
+        p = launch.Progress(total_weight=4.0, total_runs=3, out=io.StringIO())
+        p.start = 1000.0
+        p.begin("pingpong openmpi")
+        self.assertEqual(p.line("pingpong openmpi", now=1000.0),
+                         "[1/3] pingpong openmpi (elapsed 0:00, time left unknown until a run ends)")
+        p.end(1.0)
+        p.begin("merge openmpi")
+        # one unit of weight took 60 s; three units are left: ~3 min
+        self.assertEqual(p.line("merge openmpi", now=1060.0),
+                         "[2/3] merge openmpi (elapsed 1:00, ~3:00 left)")
+        self.assertIn("[2/3] merge openmpi (elapsed", p.out.getvalue())
+
+
 class CompareTest(unittest.TestCase):
     def test_overhead_is_taken_within_a_run(self):
         ratios = select.overhead_ratios(synthetic_rows())

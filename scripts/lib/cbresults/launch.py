@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 LAUNCHERS = {"openmpi": "mpirun.openmpi", "mpich": "mpirun.mpich"}
@@ -218,25 +219,29 @@ def option_names(opts):
 
 
 class Progress:
-    """'[run i/n] elapsed, ETA' lines; the ETA weighs each run by its expected cost."""
+    """'[k/n] label (elapsed 1:02, ~3:10 left)' lines, one per run as it starts. The time
+    left is the time so far scaled by the expected cost (weight) of the runs still to come
+    against that of the runs done: the profile's earlier runs are its estimate."""
 
-    def __init__(self, total_weight, total_runs):
+    def __init__(self, total_weight, total_runs, out=None):
         self.start = time.time()
         self.total_weight = max(total_weight, 1e-9)
         self.done_weight = 0.0
         self.total_runs = total_runs
         self.i = 0
+        self.out = out or sys.stdout
+
+    def line(self, label, now=None):
+        el = (time.time() if now is None else now) - self.start
+        if self.done_weight > 0:
+            left = "~%s left" % _hms(el / self.done_weight * (self.total_weight - self.done_weight))
+        else:
+            left = "time left unknown until a run ends"
+        return "[%d/%d] %s (elapsed %s, %s)" % (self.i, self.total_runs, label, _hms(el), left)
 
     def begin(self, label):
         self.i += 1
-        el = time.time() - self.start
-        if self.done_weight > 0:
-            eta = el / self.done_weight * (self.total_weight - self.done_weight)
-            eta_s = _hms(eta)
-        else:
-            eta_s = "?"
-        print("[run %d/%d] elapsed %s, ETA %s: %s" % (self.i, self.total_runs, _hms(el), eta_s,
-                                                    label), flush=True)
+        print(self.line(label), file=self.out, flush=True)
 
     def end(self, weight):
         self.done_weight += weight
