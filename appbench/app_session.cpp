@@ -351,6 +351,7 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   Json s;
   s["backend"] = opts_.backend().name;
   s["progress"] = backend_->progress();
+  s["idle_rule"] = opts_.backend().idle;  // "" = --idle-spin (spin_budget_ns)
   s["layout"] = to_string(topo_.layout);
   s["workers"] = topo_.workers();
   s["runs"] = opts_.runs;
@@ -449,6 +450,7 @@ void AppSession::record(const RunRecord& r) {
       .set("origin", std::string("suite"))
       .set("backend", opts_.backend().name)
       .set("progress", backend_->progress())
+      .set("idle", opts_.backend().idle)
       .set("mpi", Bootstrap::mpi_flavor())
       .set("memory_send", device_.memory_name())
       .set("memory_recv", device_.memory_name())

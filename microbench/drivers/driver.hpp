@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/bench_options.hpp"
@@ -42,6 +43,9 @@ class Driver {
   virtual std::string backend() const = 0;   // CSV "backend" (tcp, raw-tcp, ...)
   virtual std::string progress() const = 0;  // CSV "progress"
   virtual std::string wire() const { return ""; }
+  // CSV "idle": the entry's @idle rule ("" = the run's --idle-spin); the session applies it.
+  const std::string& idle() const { return idle_; }
+  void set_idle(std::string rule) { idle_ = std::move(rule); }
   // CSV "gpu_path": how device buffers cross (none = host memory or a host-only driver).
   virtual std::string gpu_path() const { return "none"; }
   // The library transports this rank's connection uses (Comm::transports()); empty when
@@ -64,6 +68,7 @@ class Driver {
 
  private:
   DriverKind kind_;
+  std::string idle_;
 };
 
 // "tcp", "mpi", "ucx" -> the coroutine comm driver for that scheme; "raw-*" -> the

@@ -29,7 +29,9 @@ std::unique_ptr<Driver> make_driver(const BackendSpec& spec, DriverEnv& env) {
   check_policy(backend_policies(spec.name, true), spec.progress, spec.name);
   for (const auto& r : kRawDrivers)
     if (spec.name == r.baseline.name) return r.make(env, *find_variant(r.baseline, spec.progress));
-  return make_comm_driver(spec, env);
+  auto d = make_comm_driver(spec, env);
+  d->set_idle(spec.idle);
+  return d;
 }
 
 }  // namespace commbench

@@ -45,6 +45,7 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   }
 
   layer_.agree(loop_, opts_);
+  base_loop_ = loop_.options();
   // Who the other rank of the pair is, by host name and address, so that every line about
   // a lost peer names it (on the virtual cluster, a host that went away).
   char host[256] = {};
@@ -158,6 +159,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
     print_row(u);
   }
   ProgressLine line(boot().program(), "sizes", opts_.sizes.size(), boot().rank() == 0);
+  idle_stats_.assign(drivers_.size(), LoopStats{});
   size_t sizes_done = 0;
   for (size_t size : opts_.sizes) {
     // One unit that completes as a whole: a message, or a bandwidth window (raw-mpi's
@@ -167,6 +169,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
     for (auto& d : drivers_) d->allow_unit(unit);
     std::vector<Point> points(drivers_.size());
     for (size_t d = 0; d < drivers_.size(); ++d) {
+      loop_.set_options(spec_loop_options(opts_.specs[d], base_loop_));
       try {
         warm(*drivers_[d], size);
       } catch (const std::exception& e) {
@@ -175,11 +178,19 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
     }
     for (size_t r = 0; r < opts_.reps; ++r)
       for (size_t d = 0; d < drivers_.size(); ++d) {
+        // Each entry idles by its own rule (`@spin`, ...): set per repetition, not per
+        // message, so the interleaved entries see the same minutes under their own rules.
+        loop_.set_options(spec_loop_options(opts_.specs[d], base_loop_));
+        LoopStats before = loop_.stats();
         try {
           rep(*drivers_[d], d, size, r, points[d]);
         } catch (const std::exception& e) {
           fail_with_peer(drivers_[d]->backend() + " at " + format_size(size) + " B: " + e.what());
         }
+        LoopStats& acc = idle_stats_[d];
+        acc.blocks += loop_.stats().blocks - before.blocks;
+        acc.naps += loop_.stats().naps - before.naps;
+        acc.slept_ns += loop_.stats().slept_ns - before.slept_ns;
       }
     for (size_t d = 0; d < drivers_.size(); ++d) {
       points[d].wrong = static_cast<size_t>(boot().sum(static_cast<long long>(points[d].wrong)));
@@ -192,6 +203,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
           .set("backend", drv.backend())
           .set("progress", drv.progress())
           .set("wire", drv.wire())
+          .set("idle", drv.idle())
           .set("mpi", Bootstrap::mpi_flavor())
           .set("memory_send", opts_.send_memory)
           .set("memory_recv", opts_.recv_memory)
@@ -209,6 +221,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
     }
     line.step(++sizes_done, std::to_string(size) + " B");
   }
+  loop_.set_options(base_loop_);  // the sidecar's spin_budget_ns is the run's own
 }
 
 int BenchSession::finish() {
@@ -216,8 +229,21 @@ int BenchSession::finish() {
   progress::tick();
   Json settings;
   std::vector<std::string> backends;
-  for (const auto& d : drivers_) backends.push_back(d->backend() + ":" + d->progress());
+  for (const auto& d : drivers_)
+    backends.push_back(d->backend() + ":" + d->progress() +
+                       (d->idle().empty() ? "" : "@" + d->idle()));
   settings["backends"] = backends;
+  // Per entry, both ranks' loops summed over the timed repetitions: a spin entry never
+  // blocks or naps, a block entry does between messages (raw baselines: 0, no loop runs).
+  Json idle = Json::array();
+  for (size_t i = 0; i < drivers_.size(); ++i) {
+    const LoopStats& st = i < idle_stats_.size() ? idle_stats_[i] : LoopStats{};
+    idle.push_back({{"entry", backends[i]},
+                    {"blocks", boot().sum(static_cast<long long>(st.blocks))},
+                    {"naps", boot().sum(static_cast<long long>(st.naps))},
+                    {"slept_ns", boot().sum(static_cast<long long>(st.slept_ns))}});
+  }
+  settings["idle_per_entry"] = idle;
   settings["sizes_bytes"] = opts_.sizes;
   settings["iters"] = opts_.iters;
   settings["iters_large"] = opts_.iters_large;

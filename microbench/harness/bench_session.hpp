@@ -74,6 +74,10 @@ class BenchSession {
   BenchOptions opts_;
   RunLayer layer_;  // owns the bootstrap: declared first, so it outlives the drivers
   EventLoop loop_;
+  LoopOptions base_loop_;  // the run's own idle options; each entry's @rule is applied over them
+  // Per entry, what the loop did while that entry's timed repetitions ran (blocks, naps,
+  // time asleep): the sidecar's evidence that each entry's idle rule was the one applied.
+  std::vector<LoopStats> idle_stats_;
   std::vector<std::unique_ptr<Driver>> drivers_;
   std::unique_ptr<DriverEnv> env_;
   std::unique_ptr<CsvWriter> csv_;        // rank 0 with --csv only

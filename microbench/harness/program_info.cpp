@@ -8,6 +8,7 @@
 #include "commbench_git_commit.hpp"  // generated at build time
 #include "harness/backend_listing.hpp"
 #include "harness/bootstrap.hpp"
+#include "harness/idle_rule.hpp"
 #include "harness/option_listing.hpp"
 
 namespace commbench {
@@ -41,7 +42,7 @@ void InfoFlags::add_to(CLI::App& app) {
   app.add_flag("--version", version_, "Print the program, suite version, commit and MPI; exit");
   app.add_flag("--list-backends", list_backends_,
                "Print the backends as JSON (progress policies, defaults, raw baselines, "
-               "--backend-opt keys); exit");
+               "--backend-opt keys, the @idle rules an entry may name); exit");
   app.add_flag("--list-options", list_options_,
                "Print every option as JSON (name, aliases, default, description), which "
                "options set the sizes, and the layouts; exit");
@@ -52,6 +53,11 @@ void InfoFlags::answer_if_asked(const CLI::App& app, const ProgramShape& shape) 
   if (list_backends_) {
     Json j = identity(shape.program);
     j["backends"] = backend_table(shape.raw_baselines);
+    // What a coroutine entry may add after '@' (--backend ucx:polling@spin).
+    Json rules = Json::array();
+    for (const auto& r : idle_rules())
+      rules.push_back({{"name", r.name}, {"description", r.description}});
+    j["idle_rules"] = rules;
     print_and_exit(j.dump(2));
   }
   if (list_options_) {

@@ -15,6 +15,8 @@ inline constexpr std::array kResultColumns = {
     std::string_view{"backend"},    // tcp | raw-tcp | mpi | raw-mpi | ucx | raw-ucx | ...
     std::string_view{"progress"},   // progress policy of the backend
     std::string_view{"wire"},       // wire protocol shape where a backend has several
+    std::string_view{"idle"},       // the entry's @idle rule (spin | budget | block); empty:
+                                    // the run's --idle-spin (sidecar: spin_budget_ns)
     std::string_view{"mpi"},        // openmpi | mpich
     std::string_view{"memory_send"},
     std::string_view{"memory_recv"},

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "harness/backend_listing.hpp"
+#include "harness/idle_rule.hpp"
 #include "harness/option_listing.hpp"
 
 namespace commbench {
@@ -35,10 +36,13 @@ void add_selection_options(CLI::App& app, RunSelection& s, Family family) {
   s.run_timeout_s = micro ? 0 : 600;
   app.add_option("--backend", s.backends,
                  micro
-                     ? "Comma list of backends to measure interleaved, each name[:progress]: " +
+                     ? "Comma list of backends to measure interleaved, each "
+                       "name[:progress][@idle] (idle: spin, budget or block, what the event "
+                       "loop does when idle; default: --idle-spin): " +
                            backend_names(true, false) + " (coroutine comm) and " +
                            backend_names(false, true) + " (the library without the coroutine layer)"
-                     : "Backend that carries all traffic (control and data), name[:progress]: " +
+                     : "Backend that carries all traffic (control and data), "
+                       "name[:progress][@idle] (idle: spin, budget or block): " +
                            backend_names(true, false))
       ->capture_default_str();
   app.add_option("--progress", s.progress,
@@ -73,13 +77,24 @@ void resolve_selection(RunSelection& s, Family family) {
   s.specs.clear();
   for (const auto& item : split(s.backends, ',')) {
     if (item.empty()) throw std::invalid_argument("empty entry in --backend '" + s.backends + "'");
-    auto colon = item.find(':');
-    std::string name = item.substr(0, colon);
+    auto at = item.find('@');
+    std::string head = item.substr(0, at);
+    auto colon = head.find(':');
+    std::string name = head.substr(0, colon);
     // --progress is the default of coroutine backends; a raw baseline names its own variant
     // (default: the first of its table).
-    std::string fallback = name.rfind("raw-", 0) == 0 ? "" : s.progress;
-    BackendSpec spec{name, colon == std::string::npos ? fallback : item.substr(colon + 1)};
+    bool raw = name.rfind("raw-", 0) == 0;
+    std::string fallback = raw ? "" : s.progress;
+    BackendSpec spec{name, colon == std::string::npos ? fallback : head.substr(colon + 1),
+                     at == std::string::npos ? "" : item.substr(at + 1)};
     check_policy(backend_policies(spec.name, micro), spec.progress, spec.name);
+    if (at != std::string::npos) {
+      // A raw baseline's loop is its own (the textbook loop of its library), not ours.
+      if (raw)
+        throw std::invalid_argument("'" + item + "': " + name +
+                                    " runs no event loop, so it takes no @idle rule");
+      check_idle_rule(spec.idle, item);
+    }
     for (const auto& prev : s.specs)
       if (prev.label() == spec.label())
         throw std::invalid_argument("backend '" + spec.label() + "' listed twice");
@@ -101,7 +116,13 @@ void apply_idle_options(const RunSelection& s, EventLoop& loop) {
   LoopOptions lo = loop.options();
   lo.spin_budget = from_us(s.idle_spin_us);
   if (s.idle_yield_after_us >= 0) lo.spin_yield_after = from_us(s.idle_yield_after_us);
+  // An app runs one entry: its rule is the run's. The microbenchmarks switch per entry.
+  if (s.specs.size() == 1) lo = spec_loop_options(s.specs.front(), lo);
   loop.set_options(lo);
+}
+
+LoopOptions spec_loop_options(const BackendSpec& spec, const LoopOptions& base) {
+  return idle_rule_options(spec.idle, base);
 }
 
 }  // namespace commbench

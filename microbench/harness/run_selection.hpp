@@ -18,11 +18,15 @@ namespace commbench {
 // raw baselines interleaved; an app carries all its traffic over one coroutine backend.
 enum class Family { microbench, appbench };
 
-// One entry of --backend: "tcp", "raw-tcp", "mpi:batched" (name[:progress]).
+// One entry of --backend: "tcp", "raw-tcp", "mpi:batched", "ucx:polling@spin"
+// (name[:progress][@idle rule], harness/idle_rule.hpp).
 struct BackendSpec {
   std::string name;
   std::string progress;  // empty = the backend's default (its table's first policy)
-  std::string label() const { return progress.empty() ? name : name + ":" + progress; }
+  std::string idle;      // empty = the run's --idle-spin; else spin | budget | block
+  std::string label() const {
+    return (progress.empty() ? name : name + ":" + progress) + (idle.empty() ? "" : "@" + idle);
+  }
 };
 
 struct RunSelection {
@@ -45,7 +49,10 @@ void add_selection_options(CLI::App& app, RunSelection& s, Family family);
 // Checks and resolves; throws std::invalid_argument with a one-line message (an unknown
 // backend or policy names the valid ones from the backends' own tables).
 void resolve_selection(RunSelection& s, Family family);
-// Sets the loop's idle behaviour from --idle-spin and --idle-yield-after.
+// Sets the loop's idle behaviour from --idle-spin and --idle-yield-after, and, in an app
+// (one entry), the entry's own idle rule.
 void apply_idle_options(const RunSelection& s, EventLoop& loop);
+// The loop options entry `spec` runs under, given the run's own (`base`).
+LoopOptions spec_loop_options(const BackendSpec& spec, const LoopOptions& base);
 
 }  // namespace commbench

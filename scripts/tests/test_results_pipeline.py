@@ -309,6 +309,21 @@ def synthetic_rows():
     return rows
 
 
+class IdleRuleSeriesTest(unittest.TestCase):
+    """An entry's @idle rule (CSV column `idle`) makes its own series, as a chosen wire does;
+    an empty cell (the run's --idle-spin) keeps the plain policy name of older results."""
+
+    def test_label(self):
+        row = {"origin": "suite", "backend": "ucx", "progress": "polling", "wire": "",
+               "idle": "spin", "mpi": "openmpi"}
+        self.assertEqual(select.progress_label(row), "polling@spin")
+        self.assertEqual(select.progress_label(dict(row, idle="")), "polling")
+        self.assertEqual(select.progress_label(dict(row, wire="per-frame")),
+                         "polling,wire=per-frame@spin")
+        self.assertNotEqual(select.series_key(row), select.series_key(dict(row, idle="block")))
+        self.assertIn("idle", schema.columns())
+
+
 class ProgressTest(unittest.TestCase):
     """reproduce's per-run line: [k/n] name (elapsed, ~remaining), the remaining time from
     the expected cost of the runs left against that of the runs done."""

@@ -196,3 +196,42 @@ TEST(RunSelection, IdleOptionsReachTheLoop) {
               "--idle-spin: must be >= 0, got -1");
   }
 }
+
+// An entry's @idle rule: its own series (label), its own loop options over the run's, and
+// a one-line refusal for an unknown rule or a raw baseline (whose loop is not ours).
+TEST(RunSelection, IdleRulePerEntry) {
+  auto s = parsed(
+      Family::microbench,
+      {"--backend", "ucx:polling@spin,ucx:polling@block,ucx:polling,raw-ucx", "--idle-spin", "20"});
+  EXPECT_EQ(labels(s), (std::vector<std::string>{"ucx:polling@spin", "ucx:polling@block",
+                                                 "ucx:polling", "raw-ucx"}));
+  EXPECT_EQ(s.specs[0].idle, "spin");
+  EXPECT_EQ(s.specs[2].idle, "");
+  EventLoop loop;
+  apply_idle_options(s, loop);  // several entries: the run's own rule
+  LoopOptions base = loop.options();
+  EXPECT_EQ(base.spin_budget.count(), 20'000);
+  EXPECT_EQ(spec_loop_options(s.specs[0], base).spin_budget, std::chrono::nanoseconds::max());
+  EXPECT_EQ(spec_loop_options(s.specs[1], base).spin_budget.count(), 0);
+  EXPECT_EQ(spec_loop_options(s.specs[2], base).spin_budget.count(), 20'000);
+  auto budget = parsed(Family::microbench, {"--backend", "mpi:cooperative@budget"});
+  EXPECT_EQ(spec_loop_options(budget.specs[0], base).spin_budget.count(), 20'000);
+  // An app runs one entry: its rule is the run's.
+  EventLoop app_loop;
+  apply_idle_options(parsed(Family::appbench, {"--backend", "ucx:polling@block"}), app_loop);
+  EXPECT_EQ(app_loop.options().spin_budget.count(), 0);
+
+  EXPECT_EQ(refusal([] {
+              parsed(Family::microbench, {"--backend", "ucx:polling@nap"});
+            }),
+            "unknown idle rule 'nap' in --backend entry 'ucx:polling@nap' (valid: spin, "
+            "budget, block)");
+  EXPECT_EQ(refusal([] {
+              parsed(Family::microbench, {"--backend", "raw-ucx@spin"});
+            }),
+            "'raw-ucx@spin': raw-ucx runs no event loop, so it takes no @idle rule");
+  EXPECT_EQ(refusal([] {
+              parsed(Family::microbench, {"--backend", "ucx@spin,ucx@spin"});
+            }),
+            "backend 'ucx@spin' listed twice");
+}

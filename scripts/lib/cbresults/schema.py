@@ -13,7 +13,7 @@ SCHEMA_HEADER = os.path.join(SOURCE_ROOT, "microbench", "harness", "result_schem
 
 # Used only when the C++ header is not beside the scripts (a copied results folder).
 _FALLBACK_COLUMNS = (
-    "benchmark origin backend progress wire mpi memory_send memory_recv gpu_path layout "
+    "benchmark origin backend progress wire idle mpi memory_send memory_recv gpu_path layout "
     "ranks workers size_bytes iterations reps window latency_us_p50 latency_us_avg "
     "latency_us_min latency_us_p90 latency_us_p99 latency_us_p999 latency_us_max bandwidth_MBps bandwidth_MBps_min bandwidth_MBps_max "
     "wall_s comm_s comm_s_max_worker wait_s wait_s_max_worker transfer_s bytes_moved throughput_MBps rows_per_s wrong validated "

@@ -16,12 +16,17 @@ def family(backend):
 
 def progress_label(row):
     """The policy, plus the wire shape where a run chose one (`--backend-opt wire=...`,
-    e.g. mpi's per-frame wire of the wire ablation): such rows are another series, not
-    more samples of the default wire."""
+    e.g. mpi's per-frame wire of the wire ablation), plus the idle rule where the entry
+    named one (`ucx:polling@spin`): such rows are another series, not more samples of the
+    default wire or the run's own idle rule."""
+    label = row["progress"]
     wire = row.get("wire") or ""
     if row.get("origin") == "suite" and wire:
-        return "%s,wire=%s" % (row["progress"], wire)
-    return row["progress"]
+        label = "%s,wire=%s" % (label, wire)
+    idle = row.get("idle") or ""
+    if row.get("origin") == "suite" and idle:
+        label = "%s@%s" % (label, idle)
+    return label
 
 
 def series_key(row):
