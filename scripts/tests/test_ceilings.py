@@ -150,3 +150,21 @@ class CeilingFlagTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class IdleRuleRowsTest(unittest.TestCase):
+    """The idle-rules run: each `policy@rule` is its own row of the progress table, its
+    ratio against the raw baseline of its own run, and the table says what the rules are."""
+
+    def test_progress_table_rows_per_rule(self):
+        rows = []
+        for size in (1, 64):
+            rows.append(lat("raw-ucx", "polling", size, 1.0, run="idle"))
+            for rule, us in (("spin", 1.2), ("block", 10.0)):
+                rows.append(dict(lat("ucx", "polling", size, us, run="idle"), idle=rule))
+            rows.append(lat("ucx", "polling", size, 1.5, run="idle"))
+        md = "\n".join(_load_report().progress_table(rows))
+        self.assertIn("| ucx:polling@spin | openmpi | 1.20x", md)
+        self.assertIn("| ucx:polling@block | openmpi | 10.00x", md)
+        self.assertIn("| ucx:polling | openmpi | 1.50x", md)
+        self.assertIn("`spin` never sleeps while the loop runs", md)

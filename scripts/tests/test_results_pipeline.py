@@ -323,6 +323,26 @@ class IdleRuleSeriesTest(unittest.TestCase):
         self.assertNotEqual(select.series_key(row), select.series_key(dict(row, idle="block")))
         self.assertIn("idle", schema.columns())
 
+    def test_the_ablation_runs_each_paper_policy_under_every_rule(self):
+        listing = [
+            {"name": "mpi", "kind": "coroutine", "default_policy": "batched",
+             "raw_baseline": "raw-mpi",
+             "policies": [{"name": "batched"}, {"name": "cooperative"}]},
+            {"name": "ucx", "kind": "coroutine", "default_policy": "cooperative",
+             "raw_baseline": "raw-ucx",
+             "policies": [{"name": "cooperative"}, {"name": "polling"}]},
+            {"name": "raw-mpi", "kind": "raw", "policies": [{"name": "blocking"}]},
+            {"name": "raw-ucx", "kind": "raw", "policies": [{"name": "polling"}]},
+        ]
+        self.assertEqual(matrix.idle_rule_backend_list(matrix.families(listing)), [])
+        for b in listing:
+            if b["kind"] == "coroutine":
+                b["idle_rules"] = ["spin", "budget", "block"]
+        self.assertEqual(matrix.idle_rule_backend_list(matrix.families(listing)), [
+            "mpi:cooperative@spin", "mpi:cooperative@budget", "mpi:cooperative@block",
+            "ucx:polling@spin", "ucx:polling@budget", "ucx:polling@block", "raw-mpi",
+            "raw-ucx"])
+
 
 class ProgressTest(unittest.TestCase):
     """reproduce's per-run line: [k/n] name (elapsed, ~remaining), the remaining time from

@@ -197,6 +197,13 @@ def list_backends(flavor, binary, timeout=60):
     table = describe(flavor, binary, "--list-backends", timeout)
     if not isinstance(table.get("backends"), list):
         raise InterfaceError("%s --list-backends: no 'backends' list" % binary)
+    # The @idle rules an entry may name are the binary's, not a backend's: each coroutine
+    # backend carries their names ("idle_rules"; absent when the binary has none).
+    rules = [r["name"] for r in table.get("idle_rules") or [] if r.get("name")]
+    if rules:
+        for b in table["backends"]:
+            if b.get("kind") == "coroutine":
+                b["idle_rules"] = rules
     return table["backends"]
 
 

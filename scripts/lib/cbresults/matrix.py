@@ -115,6 +115,7 @@ def families(backends):
         f["policies"] = [p["name"] for p in b.get("policies", [])]
         f["default"] = b.get("default_policy")
         f["options"] = {o["key"]: o for o in b.get("options", [])}
+        f["idle_rules"] = list(b.get("idle_rules") or [])
         if b.get("raw_baseline") in names:
             f["raw"] = b["raw_baseline"]
     return fam
@@ -161,6 +162,25 @@ def compare_backend_list(fams):
     for name in sorted(fams):
         if fams[name]["coroutine"]:
             items += ["%s:%s" % (name, p) for p in closest_policies(name, fams[name])]
+    for name in sorted(fams):
+        items += raw_backend_list(fams[name])
+    return items
+
+
+def idle_rule_backend_list(fams):
+    """The idle-rule ablation (issue 28): each coroutine family's paper policy under every
+    @idle rule its binary offers, interleaved with every raw baseline in one invocation,
+    so the paper's designs (ucx:polling@spin as UCX-Py's polling mode, mpi:cooperative@spin
+    as MPI4Dask, tcp:epoll@block as asyncio) are measured as they ran and beside this
+    suite's default (budget). Empty when the binary names no rules."""
+    items = []
+    for name in sorted(fams):
+        f = fams[name]
+        if f["coroutine"] and f.get("idle_rules"):
+            pol = paper_policy(name, f)
+            items += ["%s:%s@%s" % (name, pol, rule) for rule in f["idle_rules"]]
+    if not items:
+        return []
     for name in sorted(fams):
         items += raw_backend_list(fams[name])
     return items
@@ -216,6 +236,9 @@ def micro_runs(flavor, build, fams, profile, csvdir, options, hostfile=None, int
         ablations["pingpong"].append(("mpi-wire-per-frame", [
             "mpi:cooperative" if "cooperative" in mpi["policies"] else "mpi", mpi["raw"]],
             ["--backend-opt", "wire=per-frame"]))
+    idle = idle_rule_backend_list(fams)
+    if idle:
+        ablations["pingpong"].append(("idle-rules", idle, []))
     for bench in ("pingpong", "bandwidth"):
         args = prof[bench]
         if args is None:
