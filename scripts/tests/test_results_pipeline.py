@@ -330,7 +330,7 @@ class IdleRuleSeriesTest(unittest.TestCase):
              "policies": [{"name": "batched"}, {"name": "cooperative"}]},
             {"name": "ucx", "kind": "coroutine", "default_policy": "cooperative",
              "raw_baseline": "raw-ucx",
-             "policies": [{"name": "cooperative"}, {"name": "polling"}]},
+             "policies": [{"name": "cooperative"}, {"name": "polling"}, {"name": "event"}]},
             {"name": "raw-mpi", "kind": "raw", "policies": [{"name": "blocking"}]},
             {"name": "raw-ucx", "kind": "raw", "policies": [{"name": "polling"}]},
         ]
@@ -340,8 +340,8 @@ class IdleRuleSeriesTest(unittest.TestCase):
                 b["idle_rules"] = ["spin", "budget", "block"]
         self.assertEqual(matrix.idle_rule_backend_list(matrix.families(listing)), [
             "mpi:cooperative@spin", "mpi:cooperative@budget", "mpi:cooperative@block",
-            "ucx:polling@spin", "ucx:polling@budget", "ucx:polling@block", "raw-mpi",
-            "raw-ucx"])
+            "ucx:polling@spin", "ucx:polling@budget", "ucx:polling@block", "ucx:event@block",
+            "raw-mpi", "raw-ucx"])
 
 
 class ProgressTest(unittest.TestCase):

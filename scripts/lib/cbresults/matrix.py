@@ -92,6 +92,8 @@ ROUND_SEED = 20261126
 # The paper compares MPI4Dask (cooperative progress) with UCX-Py in polling mode; where a
 # family has these policies the cross-family comparison run uses them.
 PAPER_POLICY = {"mpi": "cooperative", "ucx": "polling", "tcp": "epoll"}
+# The paper's other UCX-Py mode (blocking): the idle-rule ablation runs it under @block.
+PAPER_BLOCKING_POLICY = {"ucx": "event"}
 
 
 def families(backends):
@@ -169,16 +171,21 @@ def compare_backend_list(fams):
 
 def idle_rule_backend_list(fams):
     """The idle-rule ablation (issue 28): each coroutine family's paper policy under every
-    @idle rule its binary offers, interleaved with every raw baseline in one invocation,
-    so the paper's designs (ucx:polling@spin as UCX-Py's polling mode, mpi:cooperative@spin
-    as MPI4Dask, tcp:epoll@block as asyncio) are measured as they ran and beside this
-    suite's default (budget). Empty when the binary names no rules."""
+    @idle rule its binary offers, and ucx:event@block, interleaved with every raw baseline
+    in one invocation, so the paper's designs (ucx:polling@spin as UCX-Py's polling mode,
+    ucx:event@block as its blocking mode, mpi:cooperative@spin as MPI4Dask, tcp:epoll@block
+    as asyncio) are measured as they ran and beside this suite's default (budget). Empty
+    when the binary names no rules."""
     items = []
     for name in sorted(fams):
         f = fams[name]
         if f["coroutine"] and f.get("idle_rules"):
             pol = paper_policy(name, f)
             items += ["%s:%s@%s" % (name, pol, rule) for rule in f["idle_rules"]]
+            # UCX-Py's blocking mode: the worker armed and its fd in the loop, asleep at once.
+            blocking = PAPER_BLOCKING_POLICY.get(name)
+            if blocking in f["policies"] and "block" in f["idle_rules"]:
+                items.append("%s:%s@block" % (name, blocking))
     if not items:
         return []
     for name in sorted(fams):
