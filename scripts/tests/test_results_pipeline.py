@@ -323,7 +323,7 @@ class IdleRuleSeriesTest(unittest.TestCase):
         self.assertNotEqual(select.series_key(row), select.series_key(dict(row, idle="block")))
         self.assertIn("idle", schema.columns())
 
-    def test_the_ablation_runs_each_paper_policy_under_every_rule(self):
+    def test_the_ablation_runs_each_family_s_paper_policy_under_every_rule(self):
         listing = [
             {"name": "mpi", "kind": "coroutine", "default_policy": "batched",
              "raw_baseline": "raw-mpi",
@@ -334,14 +334,15 @@ class IdleRuleSeriesTest(unittest.TestCase):
             {"name": "raw-mpi", "kind": "raw", "policies": [{"name": "blocking"}]},
             {"name": "raw-ucx", "kind": "raw", "policies": [{"name": "polling"}]},
         ]
-        self.assertEqual(matrix.idle_rule_backend_list(matrix.families(listing)), [])
+        self.assertEqual(matrix.idle_rule_groups(matrix.families(listing)), [])
         for b in listing:
             if b["kind"] == "coroutine":
                 b["idle_rules"] = ["spin", "budget", "block"]
-        self.assertEqual(matrix.idle_rule_backend_list(matrix.families(listing)), [
-            "mpi:cooperative@spin", "mpi:cooperative@budget", "mpi:cooperative@block",
-            "ucx:polling@spin", "ucx:polling@budget", "ucx:polling@block", "ucx:event@block",
-            "raw-mpi", "raw-ucx"])
+        self.assertEqual(matrix.idle_rule_groups(matrix.families(listing)), [
+            ("mpi", ["mpi:cooperative@spin", "mpi:cooperative@budget", "mpi:cooperative@block",
+                     "raw-mpi"]),
+            ("ucx", ["ucx:polling@spin", "ucx:polling@budget", "ucx:polling@block",
+                     "ucx:event@block", "raw-ucx"])])
 
 
 class ProgressTest(unittest.TestCase):

@@ -169,28 +169,28 @@ def compare_backend_list(fams):
     return items
 
 
-def idle_rule_backend_list(fams):
-    """The idle-rule ablation (issue 28): each coroutine family's paper policy under every
-    @idle rule its binary offers, and ucx:event@block, interleaved with every raw baseline
-    in one invocation, so the paper's designs (ucx:polling@spin as UCX-Py's polling mode,
-    ucx:event@block as its blocking mode, mpi:cooperative@spin as MPI4Dask, tcp:epoll@block
-    as asyncio) are measured as they ran and beside this suite's default (budget). Empty
-    when the binary names no rules."""
-    items = []
+def idle_rule_groups(fams):
+    """The idle-rule ablation (issue 28): per coroutine family, one invocation of its paper
+    policy under every @idle rule its binary offers (and ucx:event@block) interleaved with
+    the family's raw baseline, so the paper's designs (ucx:polling@spin as UCX-Py's polling
+    mode, ucx:event@block as its blocking mode, mpi:cooperative@spin as MPI4Dask,
+    tcp:epoll@block as asyncio) are measured as they ran, beside this suite's default
+    (budget). One family per process, as each design ran: an MPI entry in the same loop
+    keeps a receive posted that MPI cannot arm on, and @block would become a nap.
+    [(family, [entries])]; empty when the binary names no rules."""
+    groups = []
     for name in sorted(fams):
         f = fams[name]
-        if f["coroutine"] and f.get("idle_rules"):
-            pol = paper_policy(name, f)
-            items += ["%s:%s@%s" % (name, pol, rule) for rule in f["idle_rules"]]
-            # UCX-Py's blocking mode: the worker armed and its fd in the loop, asleep at once.
-            blocking = PAPER_BLOCKING_POLICY.get(name)
-            if blocking in f["policies"] and "block" in f["idle_rules"]:
-                items.append("%s:%s@block" % (name, blocking))
-    if not items:
-        return []
-    for name in sorted(fams):
-        items += raw_backend_list(fams[name])
-    return items
+        if not (f["coroutine"] and f.get("idle_rules")):
+            continue
+        pol = paper_policy(name, f)
+        items = ["%s:%s@%s" % (name, pol, rule) for rule in f["idle_rules"]]
+        # UCX-Py's blocking mode: the worker armed and its fd in the loop, asleep at once.
+        blocking = PAPER_BLOCKING_POLICY.get(name)
+        if blocking in f["policies"] and "block" in f["idle_rules"]:
+            items.append("%s:%s@block" % (name, blocking))
+        groups.append((name, items + raw_backend_list(f)))
+    return groups
 
 
 def checked(binary, opts, args):
@@ -243,9 +243,8 @@ def micro_runs(flavor, build, fams, profile, csvdir, options, hostfile=None, int
         ablations["pingpong"].append(("mpi-wire-per-frame", [
             "mpi:cooperative" if "cooperative" in mpi["policies"] else "mpi", mpi["raw"]],
             ["--backend-opt", "wire=per-frame"]))
-    idle = idle_rule_backend_list(fams)
-    if idle:
-        ablations["pingpong"].append(("idle-rules", idle, []))
+    for name, items in idle_rule_groups(fams):
+        ablations["pingpong"].append(("idle-rules-" + name, items, []))
     for bench in ("pingpong", "bandwidth"):
         args = prof[bench]
         if args is None:
