@@ -546,7 +546,8 @@ class SelfTestTest(unittest.TestCase):
 
     def run_self_test(self, m, committed=None, slowdown=0.3):
         args = types.SimpleNamespace(backends=None, strict=False, build_dir="build/x",
-                                     apps=None, slowdown=slowdown)
+                                     apps=None, slowdown=slowdown,
+                                     app_slowdown=regress.APP_SLOWDOWN_FACTOR * slowdown)
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             rc = regress.self_test(args, m, "openmpi", committed=committed, watch=FakeWatch)
@@ -562,8 +563,14 @@ class SelfTestTest(unittest.TestCase):
         self.assertAlmostEqual(regress.select.geomean([(v + d) / v for v in lat.values()]), 1.3)
         self.assertAlmostEqual(regress.delay_for_latencies({8: 2.0}, 0.3), 0.6)
         self.assertIsNone(regress.delay_for_latencies({}, 0.3))
-        delays = regress.injected_delays(SimMeasurer().timings(), 0.3)
-        self.assertAlmostEqual(delays[("merge", "tcp")], 120.0)  # 30 % of 400 us
+        delays = regress.injected_delays(SimMeasurer().timings(), 0.3, 0.6)
+        self.assertAlmostEqual(delays[("merge", "tcp")], 240.0)  # 60 % of 400 us
+        # the apps' default: twice the ping-pong slowdown, unless given
+        self.assertAlmostEqual(regress.parse_args(["--expect-regression"]).app_slowdown, 0.6)
+        self.assertAlmostEqual(regress.parse_args(
+            ["--expect-regression", "--slowdown", "0.2"]).app_slowdown, 0.4)
+        self.assertAlmostEqual(regress.parse_args(
+            ["--expect-regression", "--app-slowdown", "0.3"]).app_slowdown, 0.3)
         self.assertEqual(regress.delay_target("overhead/ucx:polling"), "ucx:polling")
         self.assertEqual(regress.delay_target("app/merge/comm_MBps/mpi"), ("merge", "mpi"))
 
@@ -574,10 +581,14 @@ class SelfTestTest(unittest.TestCase):
         for g in ("family tcp", "family mpi", "family ucx", "app merge"):
             self.assertIn(g, self.out)
         self.assertEqual(sum(l.endswith(" caught") for l in self.out.splitlines()), 9)
-        # each metric moved by the 30 % injected, no more
+        # each ping-pong metric moved by the 30 % injected, each app's by its 60 %, no more
         for line in self.out.splitlines():
             if line.strip().startswith(("family", "app ")):
-                self.assertIn("-23%" if "/comm_MBps/" in line else "+30%", line)
+                if "/comm_MBps/" in line:  # 1 / 1.6 - 1 = -37.5 %, rounded either way
+                    self.assertRegex(line, r"\+60%.*-3[78]%")
+                else:
+                    self.assertIn("+30%", line)
+        self.assertIn("30 % per ping-pong message, 60 % per app transfer", self.out)
 
     def test_a_gate_that_never_reports_fails_the_self_test(self):
         real = regress.verdict
