@@ -123,7 +123,10 @@ Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h reques
   ucp_ep_params_t ep = endpoint_params(st);
   ep.field_mask |= UCP_EP_PARAM_FIELD_CONN_REQUEST;
   ep.conn_request = request;
-  if (ucp_ep_create(w->handle(), &ep, &st->ep) != UCS_OK) co_return;  // peer gone already
+  if (ucp_ep_create(w->handle(), &ep, &st->ep) != UCS_OK) {
+    ls->auth.count_rejected();  // gone before its hello: silence, counted as below
+    co_return;
+  }
   endpoint_created();
   uint64_t my_tag = ls->data->new_tag();
   PeerHello hello;
