@@ -237,13 +237,13 @@ Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
   try {
     hello = expect<Hello>(co_await ch->recv(in), "first message on a connection");
   } catch (const std::exception&) {
-    opts_.backend_options.auth.count_rejected();
+    opts_.backend_options.auth.count_rejected(refusal_of(std::current_exception()));
     co_return;  // not one of ours, or it left at once
   }
   // The role and index a Hello claims must be what the bootstrap says the connecting rank
   // is: a rank with the job token cannot pose as another worker or as the client.
   if (!topo_.plays(rank, hello.role, hello.index)) {
-    opts_.backend_options.auth.count_rejected();
+    opts_.backend_options.auth.count_rejected(Refusal::wrong_identity);
     co_return;
   }
   if (topo_.is_scheduler() && (hello.role == Role::worker || hello.role == Role::client)) {

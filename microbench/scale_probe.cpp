@@ -133,7 +133,8 @@ class AllToAll {
   Task<void> accept(std::unique_ptr<Comm> c) {
     int from = claimed_rank(c->peer_id());
     if (from < 0 || from >= rank_ || comms_[static_cast<size_t>(from)]) {
-      auth_.count_rejected();  // not a lower rank of this job, or a second connection
+      // not a lower rank of this job, or a second connection
+      auth_.count_rejected(Refusal::wrong_identity);
       c->abort();
       strays_.push_back(std::move(c));
       co_return;

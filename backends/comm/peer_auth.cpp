@@ -50,7 +50,35 @@ bool same_token(std::span<const std::byte> a, const JobToken& b) noexcept {
 
 void PeerAuth::check_token(std::span<const std::byte> theirs, const char* where) const {
   if (same_token(theirs, token)) return;
-  throw ProtocolError(std::string(where) + ": peer presented a wrong job token (not this job's)");
+  throw WrongJobToken(std::string(where) + ": peer presented a wrong job token (not this job's)");
+}
+
+const char* to_string(Refusal r) noexcept {
+  switch (r) {
+    case Refusal::wrong_token:
+      return "wrong_token";
+    case Refusal::wrong_identity:
+      return "wrong_identity";
+    case Refusal::bad_hello:
+      return "bad_hello";
+    case Refusal::silent:
+      return "silent";
+  }
+  return "?";
+}
+
+Refusal refusal_of(std::exception_ptr e) noexcept {
+  try {
+    std::rethrow_exception(e);
+  } catch (const WrongJobToken&) {
+    return Refusal::wrong_token;
+  } catch (const WrongPeerIdentity&) {
+    return Refusal::wrong_identity;
+  } catch (const ProtocolError&) {
+    return Refusal::bad_hello;
+  } catch (...) {
+    return Refusal::silent;
+  }
 }
 
 }  // namespace commbench

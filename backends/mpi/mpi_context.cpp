@@ -176,7 +176,7 @@ void Context::on_connect_request(int src, std::span<const std::byte> msg) {
   // and the listener stays.
   if (rep.status == 0 && !same_token(std::span(req.token), it->second.auth.token)) {
     rep.status = 3;
-    it->second.auth.count_rejected();
+    it->second.auth.count_rejected(Refusal::wrong_token);
   }
   // Out of tags: refused (status 4), the connector names the limit; throwing here would
   // end the whole rank from inside the poller.

@@ -101,7 +101,7 @@ Task<void> serve_one(std::shared_ptr<ListenState> st, std::unique_ptr<TcpComm> c
   } catch (const std::exception&) {
     // A peer that fails the handshake (wrong token, malformed or no hello, silence) is
     // counted and dropped; the listener goes on serving.
-    st->auth.count_rejected();
+    st->auth.count_rejected(refusal_of(std::current_exception()));
     co_return;
   }
   co_await st->handler(std::move(comm));
@@ -231,7 +231,8 @@ class TcpConnector final : public Connector {
       why = std::string("closed during handshake: ") + e.what();
       comm.reset();
     } catch (const ProtocolError&) {
-      auth_.count_rejected();  // a listener of another job (or no commbench peer)
+      // a listener of another job (or no commbench peer)
+      auth_.count_rejected(refusal_of(std::current_exception()));
       throw;
     }
     co_return comm;

@@ -124,7 +124,7 @@ Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h reques
   ep.field_mask |= UCP_EP_PARAM_FIELD_CONN_REQUEST;
   ep.conn_request = request;
   if (ucp_ep_create(w->handle(), &ep, &st->ep) != UCS_OK) {
-    ls->auth.count_rejected();  // gone before its hello: silence, counted as below
+    ls->auth.count_rejected(Refusal::silent);  // gone before its hello
     co_return;
   }
   endpoint_created();
@@ -139,8 +139,9 @@ Task<void> accept_one(std::shared_ptr<ListenState> ls, ucp_conn_request_h reques
     connect_data_endpoint(*ls->data, *st, hello);
   } catch (const std::exception&) {
     force_close(st);
-    ls->auth.count_rejected();  // wrong token, malformed hello, silence: dropped, counted
-    co_return;                  // the listener goes on
+    // wrong token, malformed hello, silence: dropped, counted by kind
+    ls->auth.count_rejected(refusal_of(std::current_exception()));
+    co_return;  // the listener goes on
   }
   std::string local = endpoint_address(st->ep, true, ls->contact);
   auto comm =
@@ -262,7 +263,7 @@ class UcxConnector final : public Connector {
       // A malformed or old-version answer is not transient: counted once and thrown, as
       // tcp does (a listener of another job never answers; it closes, a CommError).
       force_close(st);
-      auth_.count_rejected();
+      auth_.count_rejected(refusal_of(std::current_exception()));
       throw;
     } catch (const CommError& e) {
       force_close(st);

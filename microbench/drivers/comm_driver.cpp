@@ -58,7 +58,7 @@ void CommDriver::connect() {
         comm_ = std::move(c);
         co_return;
       }
-      env_.opts.backend_options.auth.count_rejected();
+      env_.opts.backend_options.auth.count_rejected(Refusal::wrong_identity);
       c->abort();
       strays_.push_back(std::move(c));
       co_return;

@@ -57,7 +57,7 @@ void read_hello(int fd, const PeerAuth& auth, const std::string& expect,
   read_until(fd, std::span(whole).subspan(kHelloFixedBytes), deadline);
   Hello h = decode_hello(whole);
   verify_hello(h, auth, "raw-tcp handshake");
-  if (h.id != expect) throw ProtocolError("raw-tcp handshake: the peer is not " + expect);
+  if (h.id != expect) throw WrongPeerIdentity("raw-tcp handshake: the peer is not " + expect);
 }
 
 void send_hello(int fd, const PeerAuth& auth) {
@@ -131,7 +131,7 @@ void RawTcpDriver::connect() {
                    std::min(deadline, SteadyClock::now() + std::chrono::seconds(2)));
         send_hello(fd.get(), auth);
       } catch (const std::exception&) {
-        auth.count_rejected();
+        auth.count_rejected(refusal_of(std::current_exception()));
         continue;
       }
       fd_ = std::move(fd);

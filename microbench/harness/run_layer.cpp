@@ -113,8 +113,14 @@ void RunLayer::agree(EventLoop& loop, RunSelection& selection) {
 }
 
 void RunLayer::add_rejected_peers(Json& meta, const RunSelection& selection) {
-  meta["rejected_peers"] =
-      boot_->sum(static_cast<long long>(selection.backend_options.auth.rejected_count()));
+  const PeerAuth& auth = selection.backend_options.auth;
+  meta["rejected_peers"] = boot_->sum(static_cast<long long>(auth.rejected_count()));
+  Json by = Json::object();
+  for (size_t k = 0; k < kRefusalKinds; ++k) {
+    auto why = static_cast<Refusal>(k);
+    by[to_string(why)] = boot_->sum(static_cast<long long>(auth.rejected_count(why)));
+  }
+  meta["rejected_peers_by_reason"] = by;
 }
 
 Json RunLayer::metadata(Json settings, const RunSelection& selection, const EventLoop& loop,

@@ -36,8 +36,9 @@ class RunLayer {
   // Collective: the address every rank listens on, the loop's idle options, the run id,
   // and the job token with this rank's identity ("rank N") in selection.backend_options.auth.
   void agree(EventLoop& loop, RunSelection& selection);
-  // Collective: meta["rejected_peers"] = peers refused on any rank (wrong token, bad hello,
-  // wrong identity), read after teardown so strays met while closing count too.
+  // Collective: meta["rejected_peers"] = peers refused on any rank, and
+  // meta["rejected_peers_by_reason"] = {wrong_token, wrong_identity, bad_hello, silent: n}
+  // (comm/peer_auth.hpp), read after teardown so strays met while closing count too.
   void add_rejected_peers(Json& meta, const RunSelection& selection);
   // Collective: the sidecar's metadata. `settings` gets what every run selects beside
   // the family's own; `transports` (called on rank 0 only, while connections are open)

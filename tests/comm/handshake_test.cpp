@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/errors.hpp"
+#include "comm/peer_auth.hpp"
 
 using namespace commbench;
 
@@ -87,9 +88,39 @@ TEST(Handshake, TokenCheckRefusesOtherTokensWithoutNamingThem) {
       std::string what = e.what();
       EXPECT_NE(what.find("wrong job token"), std::string::npos) << what;
       for (char c : what) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "binary bytes in the message";
+      EXPECT_EQ(refusal_of(std::current_exception()), Refusal::wrong_token);
     }
   }
   EXPECT_EQ(auth.rejected_count(), 0u);  // counting is the caller's
+}
+
+// The sidecar's rejected_peers_by_reason rests on these: each kind of failed handshake
+// is told apart, and the counts add up per kind and in total, in every copy of the auth.
+TEST(Handshake, RefusalsAreToldApartAndCountedPerKind) {
+  auto kind = [](auto thrower) {
+    try {
+      thrower();
+    } catch (...) {
+      return refusal_of(std::current_exception());
+    }
+    return Refusal::silent;
+  };
+  EXPECT_EQ(kind([] { throw WrongJobToken("t"); }), Refusal::wrong_token);
+  EXPECT_EQ(kind([] { throw WrongPeerIdentity("i"); }), Refusal::wrong_identity);
+  EXPECT_EQ(kind([] { check_hello_prefix({}); }), Refusal::bad_hello);  // truncated
+  EXPECT_EQ(kind([] { throw CommClosedError("gone"); }), Refusal::silent);
+  EXPECT_EQ(kind([] { throw std::runtime_error("timed out"); }), Refusal::silent);
+
+  PeerAuth auth;
+  PeerAuth copy = auth;  // a listener's copy shares the counts
+  copy.count_rejected(Refusal::bad_hello);
+  copy.count_rejected(Refusal::bad_hello);
+  auth.count_rejected(Refusal::silent);
+  EXPECT_EQ(auth.rejected_count(Refusal::bad_hello), 2u);
+  EXPECT_EQ(auth.rejected_count(Refusal::silent), 1u);
+  EXPECT_EQ(auth.rejected_count(Refusal::wrong_token), 0u);
+  EXPECT_EQ(auth.rejected_count(), 3u);
+  EXPECT_STREQ(to_string(Refusal::wrong_identity), "wrong_identity");
 }
 
 TEST(Handshake, JobTokensAreRandomAndParseFromHex) {

@@ -9,7 +9,8 @@ and over (harness/stray_peer.hpp: a wrong job token, the right token with anothe
 identity, a version-1 hello without a token, silence) from before the run connects until
 it has torn down. The job token is fixed through $COMMBENCH_TEST_JOB_TOKEN so it can be
 looked for. Passes when the run exits 0 with validation PASSED, the sidecar's
-rejected_peers counts at least one refusal per kind of stray (4), and the token (hex,
+rejected_peers_by_reason counts each kind of stray refused at least once (and sums to
+rejected_peers), and the token (hex,
 either case, or its raw bytes) appears nowhere: not in the CSV, the sidecar, stdout or
 stderr. Exits non-zero with one line naming the first problem."""
 
@@ -19,6 +20,9 @@ import subprocess
 import sys
 
 TOKEN = "5eb1f00dc0ffee0ddba11ad5ca1ab1e5"
+# The stray's kinds (harness/stray_peer.hpp) as the listener counts them (comm/peer_auth.hpp):
+# another job's token, this job's token as "rank 7", a version-1 hello, silence.
+KINDS = ("wrong_token", "wrong_identity", "bad_hello", "silent")
 
 
 def fail(msg):
@@ -50,8 +54,16 @@ def main():
         fail("validation did not pass: " + run.stdout[-400:])
     meta = json.load(open(sidecar))
     rejected = meta.get("rejected_peers")
-    if not isinstance(rejected, int) or rejected < 4:
-        fail("sidecar rejected_peers is %r, expected >= 4 (one per kind of stray)" % rejected)
+    by = meta.get("rejected_peers_by_reason")
+    if not isinstance(by, dict) or not all(isinstance(by.get(k), int) for k in KINDS):
+        fail("sidecar rejected_peers_by_reason is %r, expected a count per kind %s" % (
+            by, ", ".join(KINDS)))
+    short = [k for k in KINDS if by[k] < 1]
+    if short:
+        fail("no stray refused as %s (rejected_peers_by_reason %r): each kind knocks" % (
+            ", ".join(short), by))
+    if rejected != sum(by.values()):
+        fail("rejected_peers %r is not the sum of rejected_peers_by_reason %r" % (rejected, by))
     raw = bytes.fromhex(TOKEN)
     texts = {"stdout": run.stdout.encode(), "stderr": run.stderr.encode(),
              "csv": open(csv, "rb").read(), "sidecar": open(sidecar, "rb").read()}
@@ -59,7 +71,8 @@ def main():
         low = data.lower()
         if TOKEN.encode() in low or raw in data:
             fail("the job token appears in the run's " + name)
-    print("ok: %d strays refused, validation passed, token in no output" % rejected)
+    print("ok: %d strays refused (%s), validation passed, token in no output" % (
+        rejected, ", ".join("%s %d" % (k, by[k]) for k in KINDS)))
 
 
 if __name__ == "__main__":
