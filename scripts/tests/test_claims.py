@@ -145,6 +145,26 @@ class MicroClaimTest(unittest.TestCase):
         self.assertEqual(r["verdict"], C.NO_DIFFERENCE)
         self.assertIn("includes 1.0", r["why"])
 
+    def test_micro_roles_run_under_the_papers_idle_rules_where_the_run_has_them(self):
+        # the compare run carries mpi:cooperative@spin and ucx:polling@spin besides the
+        # plain entries: the claim takes those (here 3x), not the suite-default ones (1.5x)
+        rows = micro_rows([1.5] * 5)
+        for r in list(rows):
+            if (r["backend"], r["progress"]) in (("mpi", "cooperative"), ("ucx", "polling")):
+                k = 3.0 if r["backend"] == "ucx" else 1.0
+                rows.append(dict(r, idle="spin", latency_us_p50=r["latency_us_p50"] * k / (
+                    1.5 if r["backend"] == "ucx" else 1.0)))
+        r = self.evaluate(rows)
+        self.assertAlmostEqual(r["median"], 3.0)
+        self.assertEqual(r["idle"],
+                         "the paper's, mpi:cooperative@spin and ucx:polling@spin")
+        # a run without them: the plain series, and the table says it ran the default
+        r = self.evaluate(micro_rows([1.5] * 5))
+        self.assertAlmostEqual(r["median"], 1.5)
+        self.assertEqual(r["idle"], C.DEFAULT_IDLE)
+        detail = C.detail_table([(claim("5a"), {"openmpi": r})], ["openmpi"])
+        self.assertIn("3 sizes; idle budget, the suite's default", detail)
+
     def test_the_account_is_the_ablation_split(self):
         rows = micro_rows([1.8])
         f = ablation.factors(rows, "openmpi", "latency", bandname="1B-4KiB")

@@ -435,7 +435,7 @@ class ScalingTest(unittest.TestCase):
                       "needs >= 5", matmul)
         detail = [l for l in md.splitlines() if l.startswith("| SC'22 matrix multiply vs TCP "
                                                            "| Open MPI |")][0]
-        self.assertIn("| 2 workers |", detail)
+        self.assertIn("| 2 workers; idle budget, the suite's default |", detail)
         self.assertIn("3 workers: 4 ranks on 3 CPUs", detail)
 
     def test_another_layout_gets_its_own_figure(self):

@@ -343,6 +343,14 @@ class IdleRuleSeriesTest(unittest.TestCase):
                      "raw-mpi"]),
             ("ucx", ["ucx:polling@spin", "ucx:polling@budget", "ucx:polling@block",
                      "ucx:event@block", "raw-ucx"])])
+        # the micro claims' roles under the paper's rules, for the compare run
+        self.assertEqual(matrix.paper_role_entries(matrix.families(listing)),
+                         ["mpi:cooperative@spin", "ucx:polling@spin"])
+        for b in listing:
+            if b["name"] == "ucx":
+                b["idle_rules"] = ["budget", "block"]  # no spin: no paper-rule entry
+        self.assertEqual(matrix.paper_role_entries(matrix.families(listing)),
+                         ["mpi:cooperative@spin"])
 
 
 class ProgressTest(unittest.TestCase):

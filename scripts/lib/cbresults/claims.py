@@ -4,7 +4,10 @@ and a verdict that is one of VERDICTS, decided by the rule in `decide` (results/
 section 8 says the same in prose).
 
 Roles (matrix.PAPER_POLICY): MPI4Dask is played by mpi:cooperative, UCX-Py (polling) by
-ucx:polling, Dask's TCP by tcp:epoll.
+ucx:polling, Dask's TCP by tcp:epoll. Idle rules (matrix.PAPER_IDLE): the micro claims take
+the roles under the paper's rules (mpi:cooperative@spin, ucx:polling@spin, which the compare
+run carries) where a run has them, else the plain series, which ran this suite's default
+(budget); the application claims ran the default. Each result says which (`idle`).
 
 Samples. Micro-benchmark claims: one per interleaved invocation of the cross-family run
 (the band's geometric mean of the per-size ratio). Application claims: one per round at
@@ -18,7 +21,7 @@ import math
 
 from . import ablation, paired, stats
 from .figures import machines_by_run, row_oversubscribed
-from .matrix import PAPER_POLICY
+from .matrix import PAPER_IDLE, PAPER_POLICY
 from .sizes import BANDS
 
 REPRODUCED, NOT_REPRODUCED, OPPOSITE, NO_DIFFERENCE, NOT_TESTABLE = VERDICTS = (
@@ -35,6 +38,12 @@ MAX_WHY = 200            # characters of a verdict's reason
 MAX_ACCOUNT_WORDS = 15   # the ablation row that accounts for a claim, in words
 
 MPI4DASK, UCXPY, DASKTCP = ((f, PAPER_POLICY[f]) for f in ("mpi", "ucx", "tcp"))
+DEFAULT_IDLE = "budget, the suite's default"
+
+
+def paper_rule(role):
+    """(family, "policy@rule"): a role's series under the paper's idle rule."""
+    return role[0], "%s@%s" % (role[1], PAPER_IDLE[role[0]])
 
 # source, claim, paper's value as written, its lower end, how ours is measured. `same_as`:
 # this row is another row's number by construction (the reason follows); `untestable`:
@@ -153,7 +162,7 @@ def _result(claim, mpi, **kw):
     out = {"claim": claim, "mpi": mpi, "median": None, "ci": None, "n": 0, "unit": "",
            "where": "", "null": None, "left_out": [], "files": [], "same_as": None,
            "account": None, "verdict": NOT_TESTABLE, "why": "", "old_comm": False,
-           "judged_null": None}
+           "judged_null": None, "idle": ""}
     out.update(kw)
     out["why"] = out["why"][:MAX_WHY]
     return out
@@ -194,7 +203,12 @@ def _measure(ctx, claim, mpi):
 def _micro(ctx, claim, mpi):
     spec = claim[4]
     bench = "pingpong" if spec["kind"] == "latency" else "bandwidth"
-    inv = paired.micro_invocations(ctx.rows, MPI4DASK, spec["vs"], bench, spec["band"], mpi)
+    a, b = paper_rule(MPI4DASK), paper_rule(spec["vs"])
+    inv = paired.micro_invocations(ctx.rows, a, b, bench, spec["band"], mpi)
+    idle = "the paper's, %s:%s and %s:%s" % (a + b)
+    if not inv:  # a run without the paper-rule entries (older than them)
+        inv = paired.micro_invocations(ctx.rows, MPI4DASK, spec["vs"], bench, spec["band"], mpi)
+        idle = DEFAULT_IDLE
     if not inv:
         return _result(claim, mpi, why="no interleaved %s run of mpi:cooperative and %s:%s" % (
             bench, spec["vs"][0], spec["vs"][1]))
@@ -212,7 +226,7 @@ def _micro(ctx, claim, mpi):
     nsizes = len(paired.sizes_in_band(ctx.rows, bench, spec["band"],
                                       {r for r, _v, _f in eligible}))
     return _result(claim, mpi, median=s["median"], ci=s["ci"], n=s["n"], unit="invocations",
-                   where="%d sizes" % nsizes, files=files, verdict=verdict, why=why,
+                   where="%d sizes" % nsizes, files=files, verdict=verdict, why=why, idle=idle,
                    account=account_micro(ctx.rows, spec, mpi),
                    left_out=[{"what": "%d oversubscribed invocations" % len(left)}] if left else [])
 
@@ -241,7 +255,8 @@ def _app(ctx, claim, mpi):
             left_out.append({"workers": w, "median": s["median"], "ci": s["ci"], "n": s["n"],
                              "what": "%d workers: %s ranks on %s CPUs" % (
                                  w, "%d" % ranks if ranks else "?", ctx.cpus or "?")})
-    common = dict(files=files, null=null, left_out=left_out, old_comm=old_comm, unit="rounds")
+    common = dict(files=files, null=null, left_out=left_out, old_comm=old_comm, unit="rounds",
+                  idle=DEFAULT_IDLE)
     if spec.get("untestable"):
         top = max(moving) if moving else None
         s = stats.median_ci(per_w[top]["ratios"]) if top else {"median": None, "ci": None, "n": 0}
@@ -428,8 +443,8 @@ ACCOUNT_LEGEND = (
 def detail_table(evaluated, mpis):
     """Appendix: per claim and MPI, the samples behind the number, the null experiment,
     the points left out of the verdict, and the reason for the verdict."""
-    lines = ["| claim | MPI | ours: median (95 % CI, n) | judged at | null: 1 worker, wall "
-             "time, median (min-max, n) | left out of the verdict | verdict |",
+    lines = ["| claim | MPI | ours: median (95 % CI, n) | judged at; idle rule | null: 1 "
+             "worker, wall time, median (min-max, n) | left out of the verdict | verdict |",
              "|---|---|---|---|---|---|---|"]
     for claim, per in evaluated:
         for m in mpis:
@@ -445,8 +460,8 @@ def detail_table(evaluated, mpis):
             left = "; ".join(l["what"] for l in r["left_out"]) or "–"
             lines.append("| %s %s | %s | %s | %s | %s | %s | %s%s |" % (
                 claim[0], claim[1], MPI_NAMES.get(m, m), ours_cell(r, short=True),
-                r["where"] if r["median"] is not None and not r["same_as"]
-                and r["verdict"] != NOT_TESTABLE else "–", nulls,
+                "%s; idle %s" % (r["where"], r["idle"]) if r["median"] is not None
+                and not r["same_as"] and r["verdict"] != NOT_TESTABLE else "–", nulls,
                 left if not r["same_as"] else "as %s" % BY_ID[r["same_as"]][0], r["verdict"],
                 " (comm_s: the old summed metric)" if r["old_comm"] else ""))
     return "\n".join(lines)

@@ -94,6 +94,15 @@ ROUND_SEED = 20261126
 PAPER_POLICY = {"mpi": "cooperative", "ucx": "polling", "tcp": "epoll"}
 # The paper's other UCX-Py mode (blocking): the idle-rule ablation runs it under @block.
 PAPER_BLOCKING_POLICY = {"ucx": "event"}
+# The idle rule each paper role ran under (issue 28): MPI4Dask's coroutines test their own
+# request and `await sleep(0)`, so the loop never sleeps while one is pending (spin);
+# UCX-Py's polling mode progresses the worker every loop turn and never sleeps (spin);
+# Dask's TCP is asyncio's readiness loop (block).
+PAPER_IDLE = {"mpi": "spin", "ucx": "spin", "tcp": "block"}
+# The roles of the micro-benchmark claims (MPI4Dask against UCX-Py polling): the compare
+# run carries them under their paper rule besides its plain entries. tcp is in no micro
+# claim, and beside an MPI entry its @block would be a nap (see idle_rule_groups).
+MICRO_CLAIM_FAMILIES = ("mpi", "ucx")
 
 
 def families(backends):
@@ -169,6 +178,19 @@ def compare_backend_list(fams):
     return items
 
 
+def paper_role_entries(fams):
+    """The micro claims' roles as the paper ran them, `fam:policy@rule` (PAPER_IDLE), for
+    every family in MICRO_CLAIM_FAMILIES whose binary offers that rule; the claims table
+    takes these series where a run has them (cbresults/claims.py)."""
+    items = []
+    for name in MICRO_CLAIM_FAMILIES:
+        f = fams.get(name)
+        rule = PAPER_IDLE.get(name)
+        if f and f["coroutine"] and rule in (f.get("idle_rules") or []):
+            items.append("%s:%s@%s" % (name, paper_policy(name, f), rule))
+    return items
+
+
 def idle_rule_groups(fams):
     """The idle-rule ablation (issue 28): per coroutine family, one invocation of its paper
     policy under every @idle rule its binary offers (and ucx:event@block) interleaved with
@@ -231,7 +253,9 @@ def micro_runs(flavor, build, fams, profile, csvdir, options, hostfile=None, int
     groups = [(name, family_backend_list(name, fams[name]), []) for name in sorted(fams)]
     ablations = {"pingpong": [], "bandwidth": []}
     if len([n for n in fams if fams[n]["coroutine"]]) > 1:
-        groups.append(("compare", compare_backend_list(fams), []))
+        # + the micro claims' roles under their paper rules (on one host spin = budget,
+        # measured; across hosts they part: results/idle-rules-2026-11-28)
+        groups.append(("compare", compare_backend_list(fams) + paper_role_entries(fams), []))
         ablations["bandwidth"].append(("compare-bidirectional", compare_backend_list(fams),
                                        ["--bidirectional"]))
     # The wire ablation: MPI4Dask's three-messages-per-write shape, with raw-mpi in the same
