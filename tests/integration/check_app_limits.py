@@ -10,20 +10,14 @@ library default, and max_message_bytes 64 KiB above it. One line on failure."""
 import json
 import os
 import subprocess
-import sys
+
+from checklib import fail, args_and_command  # this folder
 
 FLOOR, SLACK = 64 << 20, 64 << 10
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] != "--":
-        fail("usage: check_app_limits.py OUTDIR -- LAUNCHER... APP ARGS...")
-    outdir, cmd = sys.argv[1], sys.argv[3:]
+    (outdir,), cmd = args_and_command("check_app_limits.py OUTDIR -- LAUNCHER... APP ARGS...", 1)
     os.makedirs(outdir, exist_ok=True)
     csv = os.path.join(outdir, "limits.csv")
     run = subprocess.run(cmd + ["--csv", csv], capture_output=True, text=True, timeout=150)

@@ -12,15 +12,11 @@ rule whenever fetches overlapped (appbench/run_metrics.hpp). One line on failure
 import csv
 import os
 import subprocess
-import sys
+
+from checklib import fail, args_and_command  # this folder
 
 # Clock reads on different ranks of one host: allow a microsecond, not a fraction.
 SLACK_S = 1e-6
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def num(row, col):
@@ -31,9 +27,7 @@ def num(row, col):
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] != "--":
-        fail("usage: check_app_metrics.py OUTDIR -- LAUNCHER... APP ARGS...")
-    outdir, cmd = sys.argv[1], sys.argv[3:]
+    (outdir,), cmd = args_and_command("check_app_metrics.py OUTDIR -- LAUNCHER... APP ARGS...", 1)
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "metrics.csv")
     run = subprocess.run(cmd + ["--csv", path], capture_output=True, text=True, timeout=150)

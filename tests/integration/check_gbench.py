@@ -16,10 +16,7 @@ import os
 import subprocess
 import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from checklib import fail  # this folder
 
 
 def main():

@@ -15,18 +15,12 @@ import csv
 import json
 import os
 import subprocess
-import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from checklib import fail, args_and_command  # this folder
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] != "--":
-        fail("usage: check_idle_rules.py OUTDIR -- LAUNCHER... PINGPONG")
-    out, cmd = sys.argv[1], sys.argv[3:]
+    (out,), cmd = args_and_command("check_idle_rules.py OUTDIR -- LAUNCHER... PINGPONG", 1)
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "idle.csv")
     side_path = path[:-4] + ".json"  # the sidecar: idle.json beside idle.csv

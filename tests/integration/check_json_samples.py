@@ -18,10 +18,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from checklib import fail, args_and_command  # this folder
 
 
 def close(a, b):
@@ -29,9 +26,8 @@ def close(a, b):
 
 
 def main():
-    if len(sys.argv) < 5 or sys.argv[3] != "--":
-        fail("usage: check_json_samples.py OUTDIR PLOT -- LAUNCHER... PINGPONG ARGS...")
-    out, plot, cmd = sys.argv[1], sys.argv[2], sys.argv[4:]
+    (out, plot), cmd = args_and_command(
+        "check_json_samples.py OUTDIR PLOT -- LAUNCHER... PINGPONG ARGS...", 2)
     os.makedirs(out, exist_ok=True)
     paths = {k: os.path.join(out, n) for k, n in (("csv", "r.csv"), ("json", "rows.json"),
                                                     ("samples", "s.csv"))}

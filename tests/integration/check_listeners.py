@@ -23,14 +23,11 @@ import subprocess
 import sys
 import time
 
+from checklib import fail  # this folder
+
 WILDCARD = re.compile(r"^(0\.0\.0\.0|\[::\]|\*|\[::ffff:0\.0\.0\.0\]):")
 USERS = re.compile(r'\("([^"]+)",pid=(\d+),fd=(\d+)\)')
 LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|\[::1\]):")
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def first_interface():

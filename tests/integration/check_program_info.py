@@ -25,10 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "scripts", "lib"))
 from cbresults.machine import is_secret  # noqa: E402
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from checklib import fail  # noqa: E402 (this folder)
 
 
 def run(cmd, timeout=60):

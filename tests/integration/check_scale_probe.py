@@ -16,6 +16,8 @@ import os
 import subprocess
 import sys
 
+from checklib import fail, args_and_command  # this folder
+
 COLUMNS = (
     "benchmark,origin,backend,progress,mpi,ranks,run_id,pattern,pair_comms,rank,host,"
     "message_bytes,bootstrap_s,setup_listen_s,address_exchange_s,first_all_to_all_s,"
@@ -28,15 +30,8 @@ COLUMNS = (
 LANES = 8
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] != "--":
-        fail(__doc__)
-    path, cmd = sys.argv[1], sys.argv[3:]
+    (path,), cmd = args_and_command(__doc__, 1)
     for p in (path, path[:-4] + ".json"):
         if os.path.exists(p):
             os.remove(p)

@@ -10,18 +10,13 @@ import csv
 import json
 import os
 import subprocess
-import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from checklib import fail, args_and_command  # this folder
 
 
 def main():
-    if len(sys.argv) < 6 or sys.argv[4] != "--":
-        fail("usage: check_sidecar_setting.py CSV KEY VALUE -- LAUNCHER... PROGRAM ARGS...")
-    path, key, value, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5:]
+    (path, key, value), cmd = args_and_command(
+        "check_sidecar_setting.py CSV KEY VALUE -- LAUNCHER... PROGRAM ARGS...", 3)
     for stale in (path, os.path.splitext(path)[0] + ".json"):
         if os.path.exists(stale):
             os.remove(stale)

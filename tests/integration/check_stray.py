@@ -17,7 +17,8 @@ stderr. Exits non-zero with one line naming the first problem."""
 import json
 import os
 import subprocess
-import sys
+
+from checklib import fail, args_and_command  # this folder
 
 TOKEN = "5eb1f00dc0ffee0ddba11ad5ca1ab1e5"
 # The stray's kinds (harness/stray_peer.hpp) as the listener counts them (comm/peer_auth.hpp):
@@ -25,15 +26,9 @@ TOKEN = "5eb1f00dc0ffee0ddba11ad5ca1ab1e5"
 KINDS = ("wrong_token", "wrong_identity", "bad_hello", "silent")
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
 def main():
-    if len(sys.argv) < 5 or sys.argv[3] != "--":
-        fail("usage: check_stray.py PINGPONG OUTDIR -- LAUNCHER...")
-    binary, outdir, launcher = sys.argv[1], sys.argv[2], sys.argv[4:]
+    (binary, outdir), launcher = args_and_command(
+        "check_stray.py PINGPONG OUTDIR -- LAUNCHER...", 2)
     # LAUNCHER comes with its rank count (mpirun -n 2 ...): this check needs a third rank.
     launcher = [("3" if i > 0 and launcher[i - 1] in ("-n", "-np") else a)
                 for i, a in enumerate(launcher)]

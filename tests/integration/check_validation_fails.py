@@ -10,18 +10,13 @@ on failure."""
 
 import csv
 import subprocess
-import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from checklib import fail, args_and_command  # this folder
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] != "--":
-        fail("usage: check_validation_fails.py CSV -- LAUNCHER... PROGRAM ARGS...")
-    path, cmd = sys.argv[1], sys.argv[3:]
+    (path,), cmd = args_and_command(
+        "check_validation_fails.py CSV -- LAUNCHER... PROGRAM ARGS...", 1)
     run = subprocess.run(cmd + ["--csv", path], capture_output=True, text=True, timeout=110)
     out = run.stdout + run.stderr
     if run.returncode != 1:
