@@ -4,21 +4,16 @@ over rounds, and the verdict on a ratio that grew. No binaries."""
 import os
 import sys
 import unittest
-from importlib.machinery import SourceFileLoader
-import importlib.util
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
 
 from cbresults import schema  # noqa: E402
+from scriptload import load_script  # noqa: E402 (this folder)
 
 
 def load_ab():
-    loader = SourceFileLoader("ab_under_test", os.path.join(os.path.dirname(HERE), "ab"))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return load_script("ab", "ab_under_test")
 
 
 ab = load_ab()

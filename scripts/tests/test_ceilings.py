@@ -3,8 +3,6 @@ variant of a run, and a raw baseline slower than its library's own tool by more 
 is flagged in the report. Synthetic rows only.
 Run: /usr/bin/python3 -m unittest discover -s scripts/tests"""
 
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import unittest
@@ -14,14 +12,11 @@ SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 
 from cbresults import ablation, ceilings, matrix, schema, select  # noqa: E402
+from scriptload import load_script  # noqa: E402 (this folder)
 
 
 def _load_report():
-    loader = importlib.machinery.SourceFileLoader("cb_report", os.path.join(SCRIPTS, "report"))
-    spec = importlib.util.spec_from_loader("cb_report", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return load_script("report")
 
 
 def row(**kw):

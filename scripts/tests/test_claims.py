@@ -3,9 +3,6 @@ interval, one of five verdicts decided by a stated rule, oversubscribed points l
 rows that repeat another row's number said to, and the one-page answer of the report on a
 committed study. Synthetic rows, plus results/vm-2026-11-26. No binaries."""
 
-import glob
-import importlib.machinery
-import importlib.util
 import os
 import re
 import shutil
@@ -19,6 +16,7 @@ ROOT = os.path.dirname(SCRIPTS)
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 
 from cbresults import ablation, claims, paired, schema, summary  # noqa: E402
+from scriptload import load_script  # noqa: E402 (this folder)
 
 STUDY = os.path.join(ROOT, "results", "vm-2026-11-26")
 C = claims
@@ -329,11 +327,7 @@ class PairedTableTest(unittest.TestCase):
 
 
 def report_module():
-    loader = importlib.machinery.SourceFileLoader("cb_report", os.path.join(SCRIPTS, "report"))
-    spec = importlib.util.spec_from_loader("cb_report", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return load_script("report")
 
 
 VERDICT = re.compile(r"\*\*(%s)\*\*" % "|".join(re.escape(v) for v in C.VERDICTS))

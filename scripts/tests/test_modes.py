@@ -4,8 +4,6 @@ values (100-154 ns) the old 120 ns cut split into "fast" and "slow" is one mode,
 report no longer says the VM changed mode. No binaries."""
 
 import glob
-import importlib.machinery
-import importlib.util
 import json
 import os
 import random
@@ -18,16 +16,13 @@ ROOT = os.path.dirname(SCRIPTS)
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 
 from cbresults import modes  # noqa: E402
+from scriptload import load_script  # noqa: E402 (this folder)
 
 STUDY = os.path.join(ROOT, "results", "vm-2026-11-26")
 
 
 def load_report():
-    loader = importlib.machinery.SourceFileLoader("cb_report", os.path.join(SCRIPTS, "report"))
-    spec = importlib.util.spec_from_loader("cb_report", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return load_script("report")
 
 
 def sidecars(folder):

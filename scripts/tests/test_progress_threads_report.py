@@ -1,7 +1,5 @@
 """The report's note on progress threads (issue 16): the handoff cost per message next to
 the cooperative policy of the same run, and the oversubscription the sidecars record."""
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import unittest
@@ -11,14 +9,11 @@ SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 
 from cbresults import schema  # noqa: E402
+from scriptload import load_script  # noqa: E402 (this folder)
 
 
 def load_report():
-    loader = importlib.machinery.SourceFileLoader("cb_report", os.path.join(SCRIPTS, "report"))
-    spec = importlib.util.spec_from_loader("cb_report", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return load_script("report")
 
 
 def row(backend, progress, size, lat, run="r1", mpi="openmpi"):

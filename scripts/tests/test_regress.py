@@ -6,7 +6,6 @@ measurer, including gates broken on purpose that it must refuse. No MPI, no bina
 in about a second. Run: python3 -m unittest discover -s scripts/tests"""
 
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -14,21 +13,17 @@ import sys
 import tempfile
 import types
 import unittest
-from importlib.machinery import SourceFileLoader
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 
 from cbresults import machine, schema  # noqa: E402
+from scriptload import load_script  # noqa: E402 (this folder)
 
 
 def load_regress():
-    loader = SourceFileLoader("regress_under_test", os.path.join(SCRIPTS, "regress"))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    return load_script("regress", "regress_under_test")
 
 
 regress = load_regress()

@@ -1,7 +1,6 @@
 """Unit tests of the results pipeline: schema, tool-output parsers, ratios and speedups,
 figures and report from a synthetic CSV. Run: python3 -m unittest discover -s scripts/tests"""
 
-import csv
 import json
 import os
 import subprocess
