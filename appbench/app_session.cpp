@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/errors.hpp"
+#include "comm/peer_auth.hpp"
 #include "comm/registry.hpp"
 #include "distributed/scheduler.hpp"
 #include "distributed/worker.hpp"
@@ -215,22 +216,9 @@ void AppSession::note(const std::string& line) {
   std::fflush(stdout);
 }
 
-namespace {
-// The rank a connection's backend hello named ("rank N", vouched for by the job token:
-// comm/peer_auth.hpp), or -1.
-int claimed_rank(const std::string& id) {
-  if (id.rfind("rank ", 0) != 0 || id.size() > 15) return -1;
-  int r = 0;
-  for (size_t i = 5; i < id.size(); ++i) {
-    if (id[i] < '0' || id[i] > '9') return -1;
-    r = r * 10 + (id[i] - '0');
-  }
-  return id.size() > 5 ? r : -1;
-}
-}  // namespace
-
 Task<void> AppSession::handle(std::unique_ptr<Comm> comm) {
-  int rank = claimed_rank(comm->peer_id());
+  // the rank the backend's hello named, vouched for by the job token (-1: none)
+  int rank = rank_of_identity(comm->peer_id());
   auto ch = std::make_unique<Channel>(channels_, std::move(comm));
   Message in;
   Hello hello;

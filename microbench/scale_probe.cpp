@@ -30,6 +30,7 @@
 
 #include "comm/errors.hpp"
 #include "comm/fd_limit.hpp"
+#include "comm/peer_auth.hpp"
 #include "comm/registry.hpp"
 #include "harness/backend_listing.hpp"
 #include "harness/csv_writer.hpp"
@@ -98,14 +99,6 @@ long long rss_kib() {
   return -1;
 }
 
-// The rank a connection's hello claimed ("rank N", vouched for by the job token), or -1.
-int claimed_rank(const std::string& id) {
-  if (id.rfind("rank ", 0) != 0) return -1;
-  int r = -1;
-  auto [end, ec] = std::from_chars(id.data() + 5, id.data() + id.size(), r);
-  return ec == std::errc() && end == id.data() + id.size() ? r : -1;
-}
-
 // Distinct patterns per direction of each pair: a message delivered on the wrong
 // connection, or the reply mistaken for the request, fails the check.
 uint64_t seed_of(int from, int to, int n) {
@@ -131,7 +124,7 @@ class AllToAll {
   // The listener's handler: the accepting end of a lower rank's connection. The request
   // is read and checked, the reply written; the last one wakes run().
   Task<void> accept(std::unique_ptr<Comm> c) {
-    int from = claimed_rank(c->peer_id());
+    int from = rank_of_identity(c->peer_id());  // vouched for by the job token
     if (from < 0 || from >= rank_ || comms_[static_cast<size_t>(from)]) {
       // not a lower rank of this job, or a second connection
       auth_.count_rejected(Refusal::wrong_identity);
@@ -191,7 +184,7 @@ class AllToAll {
   Task<void> initiate(Connector& connector, const std::vector<std::string>& addresses, int to,
                       std::chrono::nanoseconds timeout, CancelToken t) {
     auto comm = co_await connector.connect(addresses[static_cast<size_t>(to)], timeout);
-    if (comm->peer_id() != "rank " + std::to_string(to))
+    if (comm->peer_id() != rank_identity(to))
       throw CommError("rank " + std::to_string(to) + "'s listener answered as '" + comm->peer_id() +
                       "'");
     Comm& c = *comm;

@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,21 @@ JobToken random_job_token() {
     got += static_cast<size_t>(n);
   }
   return t;
+}
+
+std::string rank_identity(int rank) {
+  return "rank " + std::to_string(rank);
+}
+
+int rank_of_identity(std::string_view id) noexcept {
+  constexpr std::string_view prefix = "rank ";
+  if (id.substr(0, prefix.size()) != prefix) return -1;
+  int r = -1;
+  const char* first = id.data() + prefix.size();
+  const char* last = id.data() + id.size();
+  auto [end, ec] = std::from_chars(first, last, r);
+  return ec == std::errc() && end == last && first != last && *first != '-' && *first != '+' ? r
+                                                                                             : -1;
 }
 
 bool parse_job_token(std::string_view hex, JobToken& out) noexcept {

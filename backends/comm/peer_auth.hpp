@@ -57,6 +57,11 @@ constexpr size_t kMaxPeerId = 64;
 // 128 bits from getrandom(2). Throws std::runtime_error when the kernel gives none.
 JobToken random_job_token();
 
+// A rank's identity in every hello, "rank N" (the launcher's rank), and back: the rank a
+// peer's identity names, or -1 for anything else ("rank -1", "rank 07x", "worker 3").
+std::string rank_identity(int rank);
+int rank_of_identity(std::string_view id) noexcept;
+
 // 32 hex digits (tests set a known token this way); false on anything else.
 bool parse_job_token(std::string_view hex, JobToken& out) noexcept;
 

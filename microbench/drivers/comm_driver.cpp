@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "comm/address.hpp"
+#include "comm/peer_auth.hpp"
 #include "comm/registry.hpp"
 #include "gpu/staged_comm.hpp"
 #include "harness/pattern.hpp"
@@ -54,7 +55,7 @@ void CommDriver::connect() {
       // else with the token (another rank posing as the peer, a second connection) is
       // refused and counted; aborted now, destroyed in close() after the loop has run
       // (Comm::abort's contract).
-      if (!comm_ && c->peer_id() == "rank 0") {
+      if (!comm_ && c->peer_id() == rank_identity(0)) {
         comm_ = std::move(c);
         co_return;
       }

@@ -14,6 +14,7 @@
 
 #include "comm/address.hpp"
 #include "comm/handshake.hpp"
+#include "comm/peer_auth.hpp"
 
 namespace commbench {
 
@@ -111,7 +112,7 @@ void RawTcpDriver::connect() {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     send_hello(fd_.get(), auth);
-    read_hello(fd_.get(), auth, "rank 1", deadline);
+    read_hello(fd_.get(), auth, rank_identity(1), deadline);
   } else if (rank == 1) {
     // The first connection that proves itself rank 0 of this job; every other one is
     // counted and closed, and accepting goes on (each gets at most 2 s to say hello).
@@ -127,7 +128,7 @@ void RawTcpDriver::connect() {
         throw CommError(errno_message("raw-tcp accept", errno));
       }
       try {
-        read_hello(fd.get(), auth, "rank 0",
+        read_hello(fd.get(), auth, rank_identity(0),
                    std::min(deadline, SteadyClock::now() + std::chrono::seconds(2)));
         send_hello(fd.get(), auth);
       } catch (const std::exception&) {

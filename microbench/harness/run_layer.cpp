@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/fd_limit.hpp"
+#include "comm/peer_auth.hpp"
 #include "harness/network_metadata.hpp"
 #include "harness/numeric_range.hpp"
 #include "harness/run_guard.hpp"
@@ -109,7 +110,7 @@ void RunLayer::agree(EventLoop& loop, RunSelection& selection) {
   }
   PeerAuth& auth = selection.backend_options.auth;
   auth.token = boot_->job_token(use_given ? &given : nullptr);
-  auth.self_id = "rank " + std::to_string(boot_->rank());
+  auth.self_id = rank_identity(boot_->rank());
 }
 
 void RunLayer::add_rejected_peers(Json& meta, const RunSelection& selection) {

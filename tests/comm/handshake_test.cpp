@@ -123,6 +123,15 @@ TEST(Handshake, RefusalsAreToldApartAndCountedPerKind) {
   EXPECT_STREQ(to_string(Refusal::wrong_identity), "wrong_identity");
 }
 
+// Every hello carries "rank N"; the listeners that take only certain ranks read it back.
+TEST(Handshake, RankIdentitiesRoundTripAndNothingElseNamesARank) {
+  for (int r : {0, 7, 12, 4095}) EXPECT_EQ(rank_of_identity(rank_identity(r)), r);
+  EXPECT_EQ(rank_identity(3), "rank 3");
+  for (const char* id : {"", "rank", "rank ", "rank -1", "rank +1", "rank 07x", "rank 1 ", "Rank 1",
+                         "worker 3", "rank 99999999999"})
+    EXPECT_EQ(rank_of_identity(id), -1) << "'" << id << "'";
+}
+
 TEST(Handshake, JobTokensAreRandomAndParseFromHex) {
   EXPECT_FALSE(same_token(random_job_token(), random_job_token()));
   JobToken t{};

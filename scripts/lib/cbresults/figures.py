@@ -9,13 +9,11 @@ import math
 import statistics
 from collections import defaultdict
 
-from .matrix import APPS, SCALING
+from .matrix import APPS, PAPER_POLICY, SCALING
 from .select import family, series_label
 from .sizes import fmt_size
 
 FAMILIES = ("mpi", "ucx", "tcp")  # the paper's order: MPI4Dask, UCX(-Py), TCP
-# The sides of the paper's comparison (MPI4Dask: cooperative; UCX-Py: polling).
-PAPER_POLICY = {"mpi": "cooperative", "ucx": "polling", "tcp": "epoll"}
 MPI_ORDER = ("openmpi", "mpich")
 MPI_NAMES = {"openmpi": "Open MPI", "mpich": "MPICH", "": "no MPI"}
 MAX_SERIES = 6  # per panel; beyond it a figure is split
