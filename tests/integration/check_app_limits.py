@@ -9,9 +9,8 @@ library default, and max_message_bytes 64 KiB above it. One line on failure."""
 
 import json
 import os
-import subprocess
 
-from checklib import fail, args_and_command  # this folder
+from checklib import fail, args_and_command, run_ok  # this folder
 
 FLOOR, SLACK = 64 << 20, 64 << 10
 
@@ -20,9 +19,7 @@ def main():
     (outdir,), cmd = args_and_command("check_app_limits.py OUTDIR -- LAUNCHER... APP ARGS...", 1)
     os.makedirs(outdir, exist_ok=True)
     csv = os.path.join(outdir, "limits.csv")
-    run = subprocess.run(cmd + ["--csv", csv], capture_output=True, text=True, timeout=150)
-    if run.returncode != 0:
-        fail("exit %d: %s" % (run.returncode, (run.stderr.strip() or run.stdout.strip())[-400:]))
+    run_ok(cmd + ["--csv", csv])
     with open(os.path.splitext(csv)[0] + ".json") as f:
         settings = json.load(f)["settings"]
     frame, message = settings.get("max_frame_bytes"), settings.get("max_message_bytes")

@@ -11,9 +11,8 @@ rule whenever fetches overlapped (appbench/run_metrics.hpp). One line on failure
 
 import csv
 import os
-import subprocess
 
-from checklib import fail, args_and_command  # this folder
+from checklib import fail, args_and_command, run_ok  # this folder
 
 # Clock reads on different ranks of one host: allow a microsecond, not a fraction.
 SLACK_S = 1e-6
@@ -30,9 +29,7 @@ def main():
     (outdir,), cmd = args_and_command("check_app_metrics.py OUTDIR -- LAUNCHER... APP ARGS...", 1)
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "metrics.csv")
-    run = subprocess.run(cmd + ["--csv", path], capture_output=True, text=True, timeout=150)
-    if run.returncode != 0:
-        fail("exit %d: %s" % (run.returncode, (run.stderr.strip() or run.stdout.strip())[-400:]))
+    run_ok(cmd + ["--csv", path])
     with open(path) as f:
         rows = list(csv.DictReader(f))
     if not rows:

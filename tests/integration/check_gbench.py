@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 
-from checklib import fail  # this folder
+from checklib import fail, run_ok  # this folder
 
 
 def main():
@@ -39,11 +39,8 @@ def main():
         fail("%s lists no benchmark" % os.path.basename(binary))
     os.makedirs(outdir, exist_ok=True)
     out = os.path.join(outdir, os.path.basename(binary) + ".json")
-    run = subprocess.run([binary, "--benchmark_min_time=0.01", "--benchmark_out=" + out,
-                          "--benchmark_out_format=json"], capture_output=True, text=True,
-                         timeout=240)
-    if run.returncode != 0:
-        fail("exit %d: %s" % (run.returncode, (run.stderr.strip() or run.stdout.strip())[-400:]))
+    run_ok([binary, "--benchmark_min_time=0.01", "--benchmark_out=" + out,
+            "--benchmark_out_format=json"], timeout=240)
     results = {b["name"]: b for b in json.load(open(out)).get("benchmarks", [])}
     skipped = []
     for n in names:

@@ -16,7 +16,7 @@ import json
 import os
 import subprocess
 
-from checklib import fail, args_and_command  # this folder
+from checklib import fail, args_and_command, run_ok  # this folder
 
 
 def main():
@@ -28,11 +28,8 @@ def main():
         if os.path.exists(p):
             os.remove(p)
     entries = ["tcp:epoll@spin", "tcp:epoll@block", "tcp:epoll", "raw-tcp"]
-    run = subprocess.run(cmd + ["--backend", ",".join(entries), "-m", "1:64", "-i", "400",
-                                "-x", "20", "--reps", "2", "--csv", path],
-                         capture_output=True, text=True, timeout=150)
-    if run.returncode != 0:
-        fail("exit %d: %s" % (run.returncode, (run.stderr or run.stdout)[-400:]))
+    run_ok(cmd + ["--backend", ",".join(entries), "-m", "1:64", "-i", "400", "-x", "20",
+                  "--reps", "2", "--csv", path])
     with open(path) as f:
         rows = list(csv.DictReader(f))
     want = {"tcp:epoll@spin": "spin", "tcp:epoll@block": "block", "tcp:epoll": "",

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from checklib import fail, args_and_command  # this folder
+from checklib import fail, args_and_command, run_ok  # this folder
 
 
 def close(a, b):
@@ -34,11 +34,8 @@ def main():
     for p in list(paths.values()) + [os.path.join(out, "latency_cdf.png")]:
         if os.path.exists(p):
             os.remove(p)
-    run = subprocess.run(cmd + ["--csv", paths["csv"], "--json", paths["json"],
-                                "--samples", paths["samples"]],
-                         capture_output=True, text=True, timeout=150)
-    if run.returncode != 0:
-        fail("exit %d: %s" % (run.returncode, (run.stderr or run.stdout)[-400:]))
+    run = run_ok(cmd + ["--csv", paths["csv"], "--json", paths["json"],
+                        "--samples", paths["samples"]])
     if " sizes (" in run.stderr:
         fail("a progress line on a stderr that is not a terminal: " + run.stderr[-200:])
     with open(paths["csv"]) as f:
