@@ -73,7 +73,15 @@ struct Limits {
   double seconds, sample_s, warmup_s, max_slope;
   size_t min_fit_cycles, max_growth_kib;
   bool trim;
+  double max_seconds;  // go on past `seconds` until the fit spans min_fit_cycles, up to this
 };
+
+// Connect/close cycles between the first sample at or after the warm-up and the last.
+size_t fit_window(const std::vector<Sample>& s, double warmup_s) {
+  size_t b = 0;
+  while (b < s.size() && s[b].seconds < warmup_s) ++b;
+  return b < s.size() ? s.back().cycles - s[b].cycles : 0;
+}
 
 // One backend: returns true when memory stayed flat.
 bool soak(const std::string& scheme, const Limits& lim, std::ofstream* csv) {
@@ -95,7 +103,10 @@ bool soak(const std::string& scheme, const Limits& lim, std::ofstream* csv) {
     auto comm = co_await connector->connect(addr, 10s);
     double next_sample = 0;
     size_t id = 0;
-    while (elapsed() < lim.seconds) {
+    // A slow backend (ucx churns ~10x fewer cycles a second than tcp, fewer still on a
+    // loaded machine) runs on until its slope can be judged, bounded by --max-seconds.
+    while (elapsed() < lim.seconds || (elapsed() < lim.max_seconds &&
+                                       fit_window(samples, lim.warmup_s) < lim.min_fit_cycles)) {
       // A burst of ping-pong over the long-lived comm, sizes 1 B .. 64 KiB.
       for (size_t k = 0; k < 200; ++k, ++id) {
         Shape shape{size_t{1} << (id % 17)};
@@ -188,7 +199,7 @@ bool soak(const std::string& scheme, const Limits& lim, std::ofstream* csv) {
 int main(int argc, char** argv) {
   CLI::App app{"Soak test: ping-pong + connect/close churn while sampling RSS", "soak"};
   std::vector<std::string> backends;
-  Limits lim{20, 2, -1, 64, 1000, 4096, false};
+  Limits lim{20, 2, -1, 64, 1000, 4096, false, -1};
   std::string csv_path;
   app.add_option("--backend", backends, "Backends to soak, one after the other (default: all)");
   app.add_option("--seconds", lim.seconds, "Seconds per backend")->capture_default_str();
@@ -205,6 +216,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--max-growth-kib", lim.max_growth_kib, "Allowed RSS growth after warm-up")
       ->capture_default_str();
+  app.add_option("--max-seconds", lim.max_seconds,
+                 "Go on past --seconds until the fit spans --min-fit-cycles, for at most this "
+                 "many seconds per backend (default: --seconds, no extension)");
   app.add_option("--csv", csv_path,
                  "Write every sample here: backend, seconds, cycles, round_trips, rss_kib, "
                  "heap_used_kib, heap_free_kib");
@@ -217,6 +231,9 @@ int main(int argc, char** argv) {
     if (lim.warmup_s < 0) lim.warmup_s = lim.seconds / 5;
     if (lim.warmup_s >= lim.seconds)
       throw CLI::ValidationError("--warmup must be less than --seconds");
+    if (lim.max_seconds < 0) lim.max_seconds = lim.seconds;
+    if (lim.max_seconds < lim.seconds)
+      throw CLI::ValidationError("--max-seconds must be at least --seconds");
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
