@@ -36,6 +36,17 @@ bundle_export_env() {  # bundle dir
   export UCX_MODULE_DIR=$lib/ucx
 }
 
+# The CUDA-aware UCX the bundle may carry (ucx-cuda/, from build_cuda_ucx.sh), ahead of
+# Debian's: its libraries first on the path and its transports as UCX's modules. Returns 1
+# when the bundle has none.
+bundle_use_cuda_ucx() {  # bundle dir
+  local cu=$1/ucx-cuda
+  [ -x "$cu/bin/ucx_info" ] || return 1
+  export LD_LIBRARY_PATH=$cu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export UCX_MODULE_DIR=$cu/lib/ucx
+  export PATH=$cu/bin:$PATH
+}
+
 # The ELF files (programs, libraries, plugins) under the given directories or files, one
 # per line; symbolic links are skipped (their targets are listed).
 bundle_elf_files() {

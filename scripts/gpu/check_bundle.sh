@@ -15,6 +15,9 @@
 #    launcher --version).
 # 3. Run: when pingpong is bundled, two ranks under the bundle's launcher validate 1 KiB
 #    over tcp, ucx and mpi (the plugins load from the bundle, as they will there).
+# 4. With a CUDA-aware UCX in ucx-cuda/ (prepare_bundle.sh carries build/ucx-cuda): its
+#    closure with it first on the path (the CUDA runtime inside, the driver's libcuda and
+#    NVML trusted), its ucx_info starts, and pingpong validates over ucx with it.
 # Exit 0 with "check_bundle: OK ..." last, or 1 with a line per problem and a summary.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -92,6 +95,42 @@ if [ "$problems" -eq 0 ] && [ -x "$bundle/bin/pingpong" ]; then
     problem "pingpong under the bundle's orterun did not validate: $(echo "$out" | tail -1)"
   else
     echo "check_bundle: pingpong validated over tcp, ucx and mpi under the bundle's orterun"
+  fi
+fi
+
+# 4. The CUDA-aware UCX, in a subshell: its environment must not leak into the checks above.
+if [ -d "$bundle/ucx-cuda" ]; then
+  cuda_out=$(
+    bundle_use_cuda_ucx "$bundle" || { echo "check_bundle: ucx-cuda/ has no bin/ucx_info"; exit; }
+    mapfile -t cu_elfs < <(bundle_elf_files "$bundle/ucx-cuda")
+    bundle_ldd "${cu_elfs[@]}" | while IFS=$'\t' read -r file soname path; do
+      case $path in "$bundle"/*) continue ;; esac
+      # The CUDA transports link the driver (libcuda, NVML): the GPU machine's own, and
+      # absent where no driver is, as here; trusted even when not found.
+      [[ $soname =~ $bundle_host_libs ]] && continue
+      echo "check_bundle: $soname: $path, outside the bundle (needed by ${file#"$bundle"/})"
+    done | sort -u
+    if ! v=$(timeout 60 ucx_info -v 2>&1); then
+      echo "check_bundle: ucx-cuda/bin/ucx_info cannot start: $(head -1 <<<"$v")"
+    fi
+    if [ -x "$bundle/bin/pingpong" ] && [ -x "$orterun" ]; then
+      # the benchmark must load this UCX, not Debian's in root/
+      ucp=$(bundle_ldd "$bundle/bin/pingpong" | awk -F'\t' '$2 == "libucp.so.0" {print $3}')
+      case $ucp in
+        "$bundle/ucx-cuda/lib/"*) ;;
+        *) echo "check_bundle: with ucx-cuda/ first, pingpong still loads libucp.so.0 from ${ucp:-nowhere}" ;;
+      esac
+      if ! out=$(timeout 120 "$orterun" --oversubscribe -np 2 -x LD_LIBRARY_PATH -x UCX_MODULE_DIR \
+                   "$bundle/bin/pingpong" --backend ucx -b 1K -e 1K --iters 5 --reps 1 --validate \
+                   --timeout 60 2>&1) || ! grep -q "validation: PASSED" <<<"$out"; then
+        echo "check_bundle: pingpong over ucx with the CUDA-aware UCX did not validate: $(tail -1 <<<"$out")"
+      fi
+    fi
+  )
+  if [ -n "$cuda_out" ]; then
+    while IFS= read -r line; do problem "${line#check_bundle: }"; done <<<"$cuda_out"
+  else
+    echo "check_bundle: the CUDA-aware UCX in ucx-cuda/ is closed, starts, and validates over ucx"
   fi
 fi
 

@@ -12,6 +12,10 @@
 # from this machine (dpkg -L) instead of downloading them, --out DIR writes the bundle
 # there.
 #
+# A CUDA-aware UCX (scripts/gpu/build_cuda_ucx.sh -> build/ucx-cuda) is carried too when it
+# exists, in ucx-cuda/ with the CUDA runtime its transports link: run_gpu_bench.sh runs the
+# pass-through path with it. --cuda-ucx DIR takes another one, --cuda-ucx none none.
+#
 # The device tool carries at most 64 MiB in all, so the build is Release without debug
 # info and stripped, and package docs are dropped.
 set -euo pipefail
@@ -24,8 +28,11 @@ bundle=$root/build/gpu-bundle
 builddir=
 targets=()
 from_installed=0
+cuda_ucx=$root/build/ucx-cuda
+cuda_ucx_given=0
 while [ $# -gt 0 ]; do
   case $1 in
+    --cuda-ucx) cuda_ucx=$2; cuda_ucx_given=1; shift 2 ;;
     --build-dir) builddir=$(cd "$2" && pwd); shift 2 ;;
     --targets) read -ra targets <<<"$2"; shift 2 ;;
     --from-installed) from_installed=1; shift ;;
@@ -142,6 +149,29 @@ printf '%s\n' "${!fetched[@]}" | sort > "$bundle/PACKAGES"
     fi
   done
 )
+
+# The CUDA-aware UCX: its libraries, transport modules and ucx_info, stripped, and the CUDA
+# runtime its cuda transports link (the driver's libcuda and libnvidia-ml are the GPU
+# machine's own). Nothing of it is on the bundle's default library path: run_gpu_bench.sh
+# puts it first only for the pass-through runs (bundle_use_cuda_ucx).
+if [ "$cuda_ucx" != none ] && [ -x "$cuda_ucx/bin/ucx_info" ]; then
+  cu=$bundle/ucx-cuda
+  mkdir -p "$cu/lib/ucx" "$cu/bin"
+  cp -P "$cuda_ucx"/lib/libuc[mpst].so* "$cu/lib/"
+  # the transports and memory hooks, not ucx_perftest's modules (the benchmarks measure)
+  find "$cuda_ucx/lib/ucx" -maxdepth 1 -name 'lib*.so*' ! -name 'libucx_perftest*' \
+    -exec cp -P {} "$cu/lib/ucx/" \;
+  cp "$cuda_ucx/bin/ucx_info" "$cu/bin/"
+  cudart=$(find /usr/local/cuda/lib64/ -maxdepth 1 -name 'libcudart.so.[0-9]*' | sort | head -1)
+  [ -n "$cudart" ] || { echo "prepare_bundle: error: no libcudart.so in /usr/local/cuda/lib64 for the CUDA-aware UCX" >&2; exit 1; }
+  cp -P /usr/local/cuda/lib64/libcudart.so.[0-9]* "$cu/lib/"
+  find "$cu" -type f -name '*.so*' -exec strip --strip-unneeded {} +
+  strip "$cu/bin/"*
+  echo "== carried the CUDA-aware UCX of $cuda_ucx ($("$cuda_ucx/bin/ucx_info" -v | sed -nE 's/^# Version ([0-9.]+).*/\1/p')) in ucx-cuda/"
+elif [ "$cuda_ucx_given" = 1 ] && [ "$cuda_ucx" != none ]; then
+  echo "prepare_bundle: error: --cuda-ucx $cuda_ucx has no bin/ucx_info (scripts/gpu/build_cuda_ucx.sh)" >&2
+  exit 1
+fi
 
 rm -rf "$bundle/root/usr/share/doc" "$bundle/root/usr/share/man" \
        "$bundle/root/usr/share/lintian" "$bundle/root/usr/lib/x86_64-linux-gnu/openmpi/include"

@@ -88,6 +88,36 @@ done
 log "pass-through (expected: refused unless a CUDA-aware MPI/UCX is present)"
 run_pair pingpong_cuda_passthrough pingpong --memory cuda --gpu-path pass-through -b 1 -e 4M
 
+# 2b. With the CUDA-aware UCX the bundle may carry (scripts/gpu/build_cuda_ucx.sh): what
+#     UCX sees on this machine, then pass-through beside staged over the same library,
+#     validated first; once with UCX's defaults and once as Dask-CUDA runs UCX.
+if [ -d "$here/ucx-cuda" ]; then
+  (
+    bundle_use_cuda_ucx "$here" || die "ucx-cuda/ in the bundle has no bin/ucx_info"
+    log "CUDA-aware UCX: $(ucx_info -v | tr '\n' ' ')"
+    ucx_info -d > "$out/ucx_cuda_devices.txt" 2>&1
+    grep -E "Transport: " "$out/ucx_cuda_devices.txt" | sort -u | tr -s ' ' | tee -a "$out/run.log"
+    echo "UCX_TLS=${UCX_TLS:-<unset: all>}" | tee -a "$out/run.log"
+    mpirun=("${mpirun[@]}" -x LD_LIBRARY_PATH -x UCX_MODULE_DIR)
+    common=(--backend ucx,ucx:polling --timeout 500 --read-timeout 60)
+    for path in pass-through staged; do
+      run_pair "validate_pingpong_cuda_ucxcuda_$path" pingpong --memory cuda --gpu-path "$path" \
+        --validate -b 1 -e 8M -f 8 --iters 50 --iters-large 10
+      run_pair "pingpong_cuda_ucxcuda_$path" pingpong --memory cuda --gpu-path "$path" -b 1 -e 4M
+      run_pair "bandwidth_cuda_ucxcuda_$path" bandwidth --memory cuda --gpu-path "$path" -b 1M -e 128M
+    done
+    export UCX_RNDV_THRESH=8192 UCX_RNDV_FRAG_MEM_TYPE=cuda UCX_MEMTYPE_CACHE=n
+    mpirun=("${mpirun[@]}" -x UCX_RNDV_THRESH -x UCX_RNDV_FRAG_MEM_TYPE -x UCX_MEMTYPE_CACHE)
+    log "as Dask-CUDA runs UCX: UCX_RNDV_THRESH=8192 UCX_RNDV_FRAG_MEM_TYPE=cuda UCX_MEMTYPE_CACHE=n"
+    run_pair pingpong_cuda_ucxcuda_passthrough_daskcuda pingpong --memory cuda \
+      --gpu-path pass-through -b 1 -e 4M
+    run_pair bandwidth_cuda_ucxcuda_passthrough_daskcuda bandwidth --memory cuda \
+      --gpu-path pass-through -b 1M -e 128M
+  )
+else
+  log "no CUDA-aware UCX in this bundle (scripts/gpu/build_cuda_ucx.sh, then prepare_bundle.sh)"
+fi
+
 # 3. Applications on device memory, 2 workers (when the build supports it).
 for app in transpose_sum merge; do
   [ -x "$bin/$app" ] || { log "$app: not in this bundle: skipped"; continue; }

@@ -16,7 +16,7 @@ rm -rf "$work"
 mkdir -p "$work"
 
 "$src/scripts/gpu/prepare_bundle.sh" --build-dir "$(dirname "$pingpong")" --targets pingpong \
-  --from-installed --out "$work/bundle"
+  --from-installed --cuda-ucx none --out "$work/bundle"
 grep -qx liburing2 "$work/bundle/PACKAGES" || { echo "FAIL: liburing2 is not among the bundle's packages"; exit 1; }
 
 cp -a "$work/bundle" "$work/no-uring"
