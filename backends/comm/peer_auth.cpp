@@ -36,9 +36,10 @@ int rank_of_identity(std::string_view id) noexcept {
   int r = -1;
   const char* first = id.data() + prefix.size();
   const char* last = id.data() + id.size();
+  // from_chars reads a sign, so "rank -0" would parse; a rank has none (nor does an empty
+  // tail reach the dereference: from_chars fails on it first)
   auto [end, ec] = std::from_chars(first, last, r);
-  return ec == std::errc() && end == last && first != last && *first != '-' && *first != '+' ? r
-                                                                                             : -1;
+  return ec == std::errc() && end == last && *first != '-' ? r : -1;
 }
 
 bool parse_job_token(std::string_view hex, JobToken& out) noexcept {

@@ -40,23 +40,34 @@ mapfile -t elfs < <(bundle_elf_files "$bundle/bin" "$bundle/root")
 if [ ${#elfs[@]} -eq 0 ] || [ ! -d "$bundle/bin" ]; then
   problem "no binaries in $bundle/bin"
 fi
-declare -A outside=() users=()
-while IFS=$'\t' read -r file soname path; do
-  case $path in "$bundle"/*) continue ;; esac
-  if [ "$path" != "not found" ] && [[ $soname =~ $bundle_host_libs ]]; then continue; fi
-  outside[$soname]=$path
-  users[$soname]+=" ${file#"$bundle"/}"
-done < <(bundle_ldd "${elfs[@]}")
-for soname in $(printf '%s\n' "${!outside[@]}" | sort); do
-  read -ra who <<<"${users[$soname]}"
-  more=""
-  [ ${#who[@]} -gt 3 ] && more=" and $((${#who[@]} - 3)) more"
-  if [ "${outside[$soname]}" = "not found" ]; then
-    problem "$soname: not found (needed by ${who[*]:0:3}$more)"
-  else
-    problem "$soname: not in the bundle, resolved to ${outside[$soname]} (needed by ${who[*]:0:3}$more)"
-  fi
-done
+# closure MISSING_DRIVER_OK FILE...: one line per library the files need from outside the
+# bundle, with the files that need it, under the current LD_LIBRARY_PATH. The trusted
+# libraries pass when found; with MISSING_DRIVER_OK=1 also when not found here (the CUDA
+# transports link the driver's libcuda and NVML, which this machine may lack).
+closure() {
+  local driver_ok=$1 file soname path more
+  shift
+  local -A outside=() users=()
+  while IFS=$'\t' read -r file soname path; do
+    case $path in "$bundle"/*) continue ;; esac
+    if [[ $soname =~ $bundle_host_libs ]] && { [ "$path" != "not found" ] || [ "$driver_ok" = 1 ]; }; then
+      continue
+    fi
+    outside[$soname]=$path
+    users[$soname]+=" ${file#"$bundle"/}"
+  done < <(bundle_ldd "$@")
+  for soname in $(printf '%s\n' "${!outside[@]}" | sort); do
+    read -ra who <<<"${users[$soname]}"
+    more=""
+    [ ${#who[@]} -gt 3 ] && more=" and $((${#who[@]} - 3)) more"
+    if [ "${outside[$soname]}" = "not found" ]; then
+      echo "$soname: not found (needed by ${who[*]:0:3}$more)"
+    else
+      echo "$soname: not in the bundle, resolved to ${outside[$soname]} (needed by ${who[*]:0:3}$more)"
+    fi
+  done
+}
+while IFS= read -r line; do problem "$line"; done < <(closure 0 "${elfs[@]}")
 echo "check_bundle: closure of ${#elfs[@]} ELF files checked"
 
 # 2. Start.
@@ -103,13 +114,7 @@ if [ -d "$bundle/ucx-cuda" ]; then
   cuda_out=$(
     bundle_use_cuda_ucx "$bundle" || { echo "check_bundle: ucx-cuda/ has no bin/ucx_info"; exit; }
     mapfile -t cu_elfs < <(bundle_elf_files "$bundle/ucx-cuda")
-    bundle_ldd "${cu_elfs[@]}" | while IFS=$'\t' read -r file soname path; do
-      case $path in "$bundle"/*) continue ;; esac
-      # The CUDA transports link the driver (libcuda, NVML): the GPU machine's own, and
-      # absent where no driver is, as here; trusted even when not found.
-      [[ $soname =~ $bundle_host_libs ]] && continue
-      echo "check_bundle: $soname: $path, outside the bundle (needed by ${file#"$bundle"/})"
-    done | sort -u
+    closure 1 "${cu_elfs[@]}" | sed 's/^/check_bundle: /'
     if ! v=$(timeout 60 ucx_info -v 2>&1); then
       echo "check_bundle: ucx-cuda/bin/ucx_info cannot start: $(head -1 <<<"$v")"
     fi

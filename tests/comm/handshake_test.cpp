@@ -127,8 +127,8 @@ TEST(Handshake, RefusalsAreToldApartAndCountedPerKind) {
 TEST(Handshake, RankIdentitiesRoundTripAndNothingElseNamesARank) {
   for (int r : {0, 7, 12, 4095}) EXPECT_EQ(rank_of_identity(rank_identity(r)), r);
   EXPECT_EQ(rank_identity(3), "rank 3");
-  for (const char* id : {"", "rank", "rank ", "rank -1", "rank +1", "rank 07x", "rank 1 ", "Rank 1",
-                         "worker 3", "rank 99999999999"})
+  for (const char* id : {"", "rank", "rank ", "rank -1", "rank -0", "rank +1", "rank 07x",
+                         "rank 1 ", "Rank 1", "worker 3", "rank 99999999999"})
     EXPECT_EQ(rank_of_identity(id), -1) << "'" << id << "'";
 }
 
