@@ -40,7 +40,7 @@ uint64_t parse_u64(const std::string& s, const std::string& what) {
 }  // namespace
 
 AppSession::AppSession(int argc, char** argv, const Workload& workload,
-                       const std::function<void(CLI::App&)>& add_options,
+                       const std::vector<WorkloadOption>& options,
                        const std::function<void(const AppOptions&)>& resolve)
     : layer_(argc, argv, workload.program) {
   CLI::App app{workload.description, layer_.program()};
@@ -96,7 +96,14 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
                  "Testing aid: each worker flips one byte of every Nth value it fetches from a "
                  "peer, as a faulty wire would, to prove that validation reports FAILED and "
                  "the run exits 1 (0 = never)");
-  add_options(app);
+  for (const auto& o : options)
+    std::visit(
+        [&](auto* value) {
+          CLI::Option* opt = app.add_option(o.flags, *value, o.help);
+          if (o.show_default) opt->capture_default_str();
+          with_range(opt, o.min, o.max);
+        },
+        o.value);
   layer_.parse(app, {layer_.program(), false, workload.sizes, layout_names()}, [&] {
     resolve_selection(opts_, Family::appbench);
     for (const auto& spec : opts_.specs)

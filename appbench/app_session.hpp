@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "app_device.hpp"
@@ -50,6 +51,19 @@ struct AppOptions : RunSelection {
   const BackendSpec& backend() const { return specs.front(); }
 };
 
+// One numeric option of a workload, declared as data: the session registers it with CLI11,
+// so a workload's own file need not include CLI11 (~6 CPU-s for every translation unit
+// that does, harness/cli_fwd.hpp). Every value given is checked against [min, max]
+// (harness/numeric_range.hpp); show_default: --help shows the value it starts with.
+struct WorkloadOption {
+  const char* flags;  // "-n,--size"
+  std::variant<uint64_t*, double*> value;
+  std::string help;
+  double min;
+  double max;
+  bool show_default = false;
+};
+
 // What a workload tells the session about itself.
 struct Workload {
   std::string program;
@@ -70,10 +84,10 @@ struct RunRecord {
 
 class AppSession {
  public:
-  // `add_options` adds the workload's options; `resolve` checks them (and applies
-  // --preset, default or paper) and throws std::invalid_argument with a one-line message.
+  // `options` are the workload's own; `resolve` checks them (and applies --preset, default
+  // or paper) and throws std::invalid_argument with a one-line message.
   AppSession(int argc, char** argv, const Workload& workload,
-             const std::function<void(CLI::App&)>& add_options,
+             const std::vector<WorkloadOption>& options,
              const std::function<void(const AppOptions&)>& resolve);
   ~AppSession();
 

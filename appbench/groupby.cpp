@@ -7,13 +7,11 @@
 // of every chunk. Then, untimed, every partition's summary (groups, an exact checksum of
 // each key's sum and count, means checked against sum / count) is gathered to the client
 // and compared with the one counted directly from the generator.
-#include <CLI/CLI.hpp>
 #include <cstring>
 
 #include "app_session.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
-#include "harness/numeric_range.hpp"
 #include "shuffle_tasks.hpp"
 #include "workloads/groupby_kernels.hpp"
 
@@ -65,21 +63,14 @@ int main(int argc, char** argv) {
        "Run with: mpirun -np 3 groupby --backend tcp   (2 workers, compact layout)",
        {{"rows_per_chunk", "--chunk-size"}, {"groups", "--groups"}},
        "default (1e6 rows per worker) | paper (1e8, the paper's merge chunk)"},
-      [&](CLI::App& app) {
-        with_range(app.add_option("--chunk-size", rows,
-                                  "Rows per worker (default 1000000; --preset paper: 100000000)"),
-                   1, uint64_t{1} << 40);
-        with_range(
-            app.add_option("--groups", groups,
-                           "Distinct keys in the whole table (default: --chunk-size, a "
-                           "high-cardinality groupby -- the case Dask's split_out shuffle is for)"),
-            1, uint64_t{1} << 40);
-        with_range(app.add_option("--key-range", key_range,
-                                  "Keys are the groups spread evenly over [0, this)")
-
-                       ->capture_default_str(),
-                   1, uint64_t{1} << 62);
-      },
+      {{"--chunk-size", &rows, "Rows per worker (default 1000000; --preset paper: 100000000)", 1,
+        uint64_t{1} << 40},
+       {"--groups", &groups,
+        "Distinct keys in the whole table (default: --chunk-size, a high-cardinality groupby -- "
+        "the case Dask's split_out shuffle is for)",
+        1, uint64_t{1} << 40},
+       {"--key-range", &key_range, "Keys are the groups spread evenly over [0, this)", 1,
+        uint64_t{1} << 62, true}},
       [&](const AppOptions& o) {
         if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;
         if (groups == 0) groups = rows;

@@ -9,13 +9,11 @@
 // --memory cuda: the tables live in device memory (generated on the host, copied once
 // before timing), the split and the join run as CUDA kernels (host kernels on the
 // simulated device: app_device.hpp), and the pieces cross the comm as device frames.
-#include <CLI/CLI.hpp>
 #include <cstring>
 
 #include "app_session.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
-#include "harness/numeric_range.hpp"
 #include "shuffle_tasks.hpp"
 #include "workloads/hash_split.hpp"
 #include "workloads/merge_kernels.hpp"
@@ -63,8 +61,8 @@ Value concat_device(const AppDevice& dev, const std::vector<const Value*>& piece
   size_t at = 0;
   for (const Value* p : pieces) {
     for (size_t c = 0; c < 2; ++c)
-      if (p->parts[c].size > 0) dev.ops->copy(out.parts[c].bytes() + at, p->parts[c].data,
-                                               p->parts[c].size);
+      if (p->parts[c].size > 0)
+        dev.ops->copy(out.parts[c].bytes() + at, p->parts[c].data, p->parts[c].size);
     at += p->parts[0].size;
   }
   return out;
@@ -92,7 +90,7 @@ Task<Value> device_split(const AppDevice& dev, TaskContext& ctx,
     for (uint32_t q = 0; q < parts; ++q)
       for (size_t c = 0; c < 2; ++c)
         pieces.parts.push_back(Buffer{grouped.parts[c].bytes() + off[q] * 8,
-                                     (off[q + 1] - off[q]) * 8, MemoryKind::cuda});
+                                      (off[q + 1] - off[q]) * 8, MemoryKind::cuda});
     co_return pieces;
 #else
     throw std::logic_error("split: a device without the CUDA kernels in this build");
@@ -149,16 +147,10 @@ int main(int argc, char** argv) {
        "Run with: mpirun -np 3 merge --backend tcp   (2 workers, compact layout)",
        {{"rows_per_chunk", "--chunk-size"}, {"frac_match", "--frac-match"}},
        "default (1e6 rows per worker) | paper (1e8, the paper's Fig. 8)"},
-      [&](CLI::App& app) {
-        with_range(app.add_option("--chunk-size", rows,
-                                  "Rows per worker in each table (default 1000000; "
-                                  "--preset paper: 100000000)"),
-                   1, uint64_t{1} << 40);
-        with_range(
-            app.add_option("--frac-match", frac, "Fraction of the other table's keys that match")
-                ->capture_default_str(),
-            0, 1);
-      },
+      {{"--chunk-size", &rows,
+        "Rows per worker in each table (default 1000000; --preset paper: 100000000)", 1,
+        uint64_t{1} << 40},
+       {"--frac-match", &frac, "Fraction of the other table's keys that match", 0, 1, true}},
       [&](const AppOptions& o) {
         if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;
         if (!(frac > 0 && frac <= 1)) throw std::invalid_argument("--frac-match must be in (0, 1]");

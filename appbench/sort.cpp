@@ -8,13 +8,11 @@
 // gathered to the client: each must be sorted, the partitions in order must not overlap,
 // and together they must be a permutation of the input (row count and a checksum of the
 // multiset of (key, payload) pairs, computed from the generator alone).
-#include <CLI/CLI.hpp>
 #include <cstring>
 
 #include "app_session.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
-#include "harness/numeric_range.hpp"
 #include "shuffle_tasks.hpp"
 #include "workloads/sort_kernels.hpp"
 
@@ -62,32 +60,27 @@ std::string key(const std::string& prefix, uint64_t i) {
 
 int main(int argc, char** argv) {
   uint64_t rows = 0, samples = 256;
-  AppSession s(
-      argc, argv,
-      {"sort",
-       "sort (sample sort: splitters from samples, range partition, all-to-all shuffle,\n"
-       "local sort) on a mini Dask runtime over the comm backends; weak scaling:\n"
-       "--chunk-size rows per worker.\n"
-       "Run with: mpirun -np 3 sort --backend tcp   (2 workers, compact layout)",
-       {{"rows_per_chunk", "--chunk-size"}},
-       "default (1e6 rows per worker) | paper (1e8, the paper's merge chunk)"},
-      [&](CLI::App& app) {
-        with_range(app.add_option("--chunk-size", rows,
-                                  "Rows (int64 key, int64 payload) per worker (default 1000000; "
-                                  "--preset paper: 100000000)"),
-                   1, uint64_t{1} << 40);
-        with_range(app.add_option("--samples", samples,
-                                  "Keys sampled from every chunk to choose the splitters")
-
-                       ->capture_default_str(),
-                   1, uint64_t{1} << 24);
-      },
-      [&](const AppOptions& o) {
-        if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;
-        if (samples > rows)
-          throw std::invalid_argument("--samples (" + std::to_string(samples) +
-                                      ") exceeds --chunk-size (" + std::to_string(rows) + ")");
-      });
+  AppSession s(argc, argv,
+               {"sort",
+                "sort (sample sort: splitters from samples, range partition, all-to-all shuffle,\n"
+                "local sort) on a mini Dask runtime over the comm backends; weak scaling:\n"
+                "--chunk-size rows per worker.\n"
+                "Run with: mpirun -np 3 sort --backend tcp   (2 workers, compact layout)",
+                {{"rows_per_chunk", "--chunk-size"}},
+                "default (1e6 rows per worker) | paper (1e8, the paper's merge chunk)"},
+               {{"--chunk-size", &rows,
+                 "Rows (int64 key, int64 payload) per worker (default 1000000; --preset paper: "
+                 "100000000)",
+                 1, uint64_t{1} << 40},
+                {"--samples", &samples, "Keys sampled from every chunk to choose the splitters", 1,
+                 uint64_t{1} << 24, true}},
+               [&](const AppOptions& o) {
+                 if (rows == 0) rows = o.preset == "paper" ? 100'000'000 : 1'000'000;
+                 if (samples > rows)
+                   throw std::invalid_argument("--samples (" + std::to_string(samples) +
+                                               ") exceeds --chunk-size (" + std::to_string(rows) +
+                                               ")");
+               });
   s.functions().add("sort.make", make_chunk);
   s.functions().add("sort.sample", sample);
   s.functions().add("sort.splitters", splitters);

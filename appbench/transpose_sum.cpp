@@ -7,7 +7,6 @@
 // --memory cuda: the blocks live in device memory, y is computed by the CUDA kernel
 // (host kernels on the simulated device: app_device.hpp), and the checksums are taken of
 // host copies, after the timed part.
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstring>
 
@@ -15,7 +14,6 @@
 #include "block_graph.hpp"
 #include "distributed/protocol.hpp"
 #include "distributed/scheduler.hpp"
-#include "harness/numeric_range.hpp"
 #include "workloads/transpose_kernels.hpp"
 #ifdef COMMBENCH_APP_CUDA
 #include "workloads/cuda/transpose_add_gpu.hpp"
@@ -49,8 +47,7 @@ Task<Value> make_x(const AppDevice& dev, TaskContext& ctx, const std::vector<con
 }
 
 Task<Value> add_transposed(const AppDevice& dev, TaskContext& ctx,
-                           const std::vector<const Value*>& deps,
-                           std::span<const std::byte> args) {
+                           const std::vector<const Value*>& deps, std::span<const std::byte> args) {
   auto a = unpack_u64(args);
   Grid g = grid_of(a);
   uint64_t rows = g.extent(a.at(2)), cols = g.extent(a.at(3));
@@ -107,15 +104,10 @@ int main(int argc, char** argv) {
        {{"n", "--size"}, {"chunk", "--chunk"}},
        "default (8192 / 2048, for a 2-core 24 GiB machine) | paper (16384 / 4096, the "
        "paper's Fig. 7)"},
-      [&](CLI::App& app) {
-        with_range(
-            app.add_option("-n,--size", n, "Matrix order N (default 8192; --preset paper: 16384)"),
-            1, uint64_t{1} << 20);
-        with_range(app.add_option("-c,--chunk", c,
-                                  "Block order C; N need not be a multiple (default 2048; "
-                                  "paper: 4096)"),
-                   1, uint64_t{1} << 20);
-      },
+      {{"-n,--size", &n, "Matrix order N (default 8192; --preset paper: 16384)", 1,
+        uint64_t{1} << 20},
+       {"-c,--chunk", &c, "Block order C; N need not be a multiple (default 2048; paper: 4096)", 1,
+        uint64_t{1} << 20}},
       [&](const AppOptions& o) {
         bool paper = o.preset == "paper";
         if (n == 0) n = paper ? 16384 : 8192;
