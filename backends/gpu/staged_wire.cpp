@@ -4,25 +4,23 @@
 #include <string>
 
 #include "comm/errors.hpp"
+#include "comm/little_endian.hpp"
 
 namespace commbench::gpu {
 
 namespace {
 
+// Appends `v` to `out`.
 template <typename T>
 void put(std::vector<std::byte>& out, T v) {
   size_t at = out.size();
   out.resize(at + sizeof(T));
-  for (size_t i = 0; i < sizeof(T); ++i)
-    out[at + i] = static_cast<std::byte>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+  le::store<T>(out.data() + at, v);
 }
 
 template <typename T>
 T get(std::span<const std::byte> in, size_t at) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < sizeof(T); ++i)
-    v |= static_cast<uint64_t>(std::to_integer<uint8_t>(in[at + i])) << (8 * i);
-  return static_cast<T>(v);
+  return le::load<T>(in.data() + at);
 }
 
 }  // namespace

@@ -211,13 +211,14 @@ class SelectionTest(unittest.TestCase):
         self.assertEqual(p.n, 3)
 
 
-class PlotTest(unittest.TestCase):
+class PlottedFolder(unittest.TestCase):
+    """Runs scripts/plot once per class on a scratch results folder that `results(dir)`
+    fills: self.proc (its process), self.out (figures/), self.index and self.by_file."""
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.dir = cls.tmp.name
-        cls.csv = os.path.join(cls.dir, "all.csv")
-        schema.write_csv(cls.csv, synthetic_rows())
+        cls.results(cls.dir)
         cls.out = os.path.join(cls.dir, "figures")
         cls.proc = run_plot([cls.dir])
         with open(os.path.join(cls.out, "index.json")) as f:
@@ -227,6 +228,23 @@ class PlotTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
+
+    def plot_rows(self, name, rows):
+        """Plots `rows` alone, in a folder of their own; returns its figures/index.json as
+        {file: entry}, in the order plot listed them."""
+        d = os.path.join(self.dir, name)
+        os.makedirs(d)
+        schema.write_csv(os.path.join(d, "rows.csv"), rows)
+        p = run_plot(["--out", os.path.join(d, "f"), os.path.join(d, "rows.csv")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(d, "f", "index.json")) as f:
+            return {e["file"]: e for e in json.load(f)}
+
+
+class PlotTest(PlottedFolder):
+    @staticmethod
+    def results(d):
+        schema.write_csv(os.path.join(d, "all.csv"), synthetic_rows())
 
     def test_every_figure_is_png_and_pdf_and_listed(self):
         self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
@@ -305,14 +323,8 @@ class PlotTest(unittest.TestCase):
         rows = [row(benchmark="groupby", origin="suite", backend="mpi", progress="cooperative",
                     mpi="openmpi", workers=w, run=0, wall_s=1.0 / w, comm_s=0.1,
                     run_id="g") for w in (1, 2)]
-        d = os.path.join(self.dir, "groupby")
-        os.makedirs(d)
-        schema.write_csv(os.path.join(d, "g.csv"), rows)
-        p = run_plot(["--out", os.path.join(d, "f"), os.path.join(d, "g.csv")])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        with open(os.path.join(d, "f", "index.json")) as f:
-            self.assertEqual([e["file"] for e in json.load(f)],
-                             ["groupby.png", "scaling_groupby.png"])
+        self.assertEqual(list(self.plot_rows("groupby", rows)),
+                         ["groupby.png", "scaling_groupby.png"])
 
 
 SCALING_SIZES = {"transpose_sum": 8192, "merge": 1e6, "groupby": 1e6, "sort": 1e6,
@@ -350,19 +362,10 @@ def scaling_results(d, cpus=2):
         "machine": {"cpus_online": cpus, "ranks_on_node": 4, "oversubscribed": True}})
 
 
-class ScalingTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.dir = cls.tmp.name
-        scaling_results(cls.dir, cpus=3)
-        cls.proc = run_plot([cls.dir])
-        with open(os.path.join(cls.dir, "figures", "index.json")) as f:
-            cls.by_file = {e["file"]: e for e in json.load(f)}
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
+class ScalingTest(PlottedFolder):
+    @staticmethod
+    def results(d):
+        scaling_results(d, cpus=3)
 
     def test_one_scaling_figure_per_workload_titled_strong_or_weak(self):
         self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
@@ -442,13 +445,7 @@ class ScalingTest(unittest.TestCase):
         rows = [row(benchmark="sort", origin="suite", backend="tcp", progress="epoll",
                     mpi="openmpi", layout=lay, workers=w, run=0, wall_s=1.0, size_bytes=1e5,
                     run_id="s-%s-%d" % (lay, w)) for lay in ("dask", "compact") for w in (1, 2)]
-        d = os.path.join(self.dir, "layouts")
-        os.makedirs(d)
-        schema.write_csv(os.path.join(d, "s.csv"), rows)
-        p = run_plot(["--out", os.path.join(d, "f"), os.path.join(d, "s.csv")])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        with open(os.path.join(d, "f", "index.json")) as f:
-            index = {e["file"]: e for e in json.load(f)}
+        index = self.plot_rows("layouts", rows)
         self.assertIn("scaling_sort.png", index)  # compact first, under the plain name
         self.assertIn("(compact layout)", index["scaling_sort.png"]["title"])
         self.assertIn("scaling_sort_layout_dask.png", index)

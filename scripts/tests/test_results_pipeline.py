@@ -59,7 +59,20 @@ class SchemaTest(unittest.TestCase):
         self.assertEqual(cols[0], "benchmark")
         self.assertIn("latency_us_p50", cols)
         self.assertEqual(cols[-1], "run_id")
-        self.assertEqual(cols, schema._FALLBACK_COLUMNS)  # keep the fallback in step
+        # every column is a name or a number: the measurements, counts and sizes numbers
+        self.assertEqual(schema.TEXT | schema.NUMERIC, set(cols))
+        self.assertTrue({"latency_us_p999", "wall_s", "size_bytes", "wrong"} <= schema.NUMERIC)
+        self.assertFalse(schema.TEXT & schema.NUMERIC)
+
+    def test_a_missing_header_is_one_line(self):
+        saved = schema.SCHEMA_HEADER
+        schema.SCHEMA_HEADER = "/nonexistent/result_schema.hpp"
+        try:
+            with self.assertRaises(SystemExit) as e:
+                schema.columns()
+            self.assertIn("cannot read the CSV schema /nonexistent/result_schema.hpp", str(e.exception))
+        finally:
+            schema.SCHEMA_HEADER = saved
 
     def test_write_then_read_round_trip_and_unknown_column(self):
         with tempfile.TemporaryDirectory() as d:
@@ -463,7 +476,19 @@ class FiguresAndReportTest(unittest.TestCase):
             self.assertIn("| tcp:epoll | openmpi | 0.50x |", md)
             page = read(os.path.join(d, "report.html"))
             self.assertIn("data:image/png;base64,", page)
+            self.assertIn("<figcaption>", page)  # an image alone in its paragraph is a figure
             self.assertIn("<table>", page)
+
+
+class StudyPlaceTest(unittest.TestCase):
+    def test_study_scripts_live_in_scripts_studies(self):
+        """results/ holds data; a study's commands and summarizers are in scripts/studies/
+        (one place to look for how a committed number was made)."""
+        results = os.path.join(os.path.dirname(SCRIPTS), "results")
+        scripts = [os.path.relpath(os.path.join(d, f), results)
+                   for d, _, fs in os.walk(results) for f in fs
+                   if f.endswith((".py", ".sh", ".c", ".cpp"))]
+        self.assertEqual(scripts, [], "move these to scripts/studies/<study>/")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,13 @@ using namespace commbench::app;
 
 namespace {
 
+// The kernels take their inputs as pointers, one per value.
+std::vector<const Value*> pointers_to(const std::vector<Value>& values) {
+  std::vector<const Value*> out;
+  for (const auto& v : values) out.push_back(&v);
+  return out;
+}
+
 // Runs a kernel coroutine to its end on a loop whose slice is 0 ns: every stripe hands the
 // loop back, so the yielding paths run too.
 class Kernels {
@@ -88,10 +95,7 @@ TEST(MergeKernels, BucketedJoinFindsExactlyTheMatchesAndKeepsPayloads) {
     build.push_back(merge::generate_build(p, w));
     other.push_back(merge::generate_other(p, w));
   }
-  std::vector<const Value*> b, o;
-  for (auto& v : build) b.push_back(&v);
-  for (auto& v : other) o.push_back(&v);
-  Value joined = run(merge::hash_join(run.ctx(), b, o));
+  Value joined = run(merge::hash_join(run.ctx(), pointers_to(build), pointers_to(other)));
   auto k = joined.part<const int64_t>(0);
   auto bp = joined.part<const int64_t>(1);
   EXPECT_EQ(k.size(), p.expected_rows());
@@ -120,9 +124,7 @@ class GroupbyKernels : public ::testing::Test {
     for (uint32_t q = 0; q < n; ++q) {
       std::vector<Value> pieces;
       for (const auto& s : splits) pieces.push_back(piece_view(s, q, 3));
-      std::vector<const Value*> ptrs;
-      for (const auto& v : pieces) ptrs.push_back(&v);
-      out.push_back(run(groupby::final_aggregate(run.ctx(), ptrs, p.groups)));
+      out.push_back(run(groupby::final_aggregate(run.ctx(), pointers_to(pieces), p.groups)));
     }
     return out;
   }
@@ -167,9 +169,7 @@ TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
     chunks.push_back(sort::generate(p, w));
     samples.push_back(sort::sample(chunks.back(), p.samples));
   }
-  std::vector<const Value*> sp;
-  for (const auto& s : samples) sp.push_back(&s);
-  Value splitters = sort::splitters(sp, 4);
+  Value splitters = sort::splitters(pointers_to(samples), 4);
   ASSERT_EQ(splitters.part<const int64_t>(0).size(), 3u);
   std::vector<Value> splits;
   for (const auto& c : chunks) splits.push_back(run(sort::range_split(run.ctx(), c, splitters)));
@@ -178,9 +178,7 @@ TEST(SortKernels, SampleSortIsSortedDisjointAndAPermutation) {
   for (uint32_t q = 0; q < 4; ++q) {
     std::vector<Value> pieces;
     for (const auto& s : splits) pieces.push_back(piece_view(s, q, 2));
-    std::vector<const Value*> ptrs;
-    for (const auto& v : pieces) ptrs.push_back(&v);
-    sort::Summary s = sort::summarize(run(sort::sort_pieces(run.ctx(), ptrs)));
+    sort::Summary s = sort::summarize(run(sort::sort_pieces(run.ctx(), pointers_to(pieces))));
     EXPECT_EQ(s.unsorted, 0u);
     EXPECT_GT(s.rows, 20000u / 2) << "splitters from samples balance the partitions";
     EXPECT_GT(s.min, prev_max);

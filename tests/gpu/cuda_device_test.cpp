@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,26 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
   return v;
 }
 
+// Runs `body(a, b)` on two StagedComms over a loopback tcp pair (a wrote, b read), the
+// whole within `limit`.
+void over_staged_tcp_pair(DeviceOps& ops, std::chrono::seconds limit,
+                          const std::function<Task<void>(StagedComm&, StagedComm&)>& body) {
+  EventLoop loop;
+  auto backend = registry().create("tcp", loop);
+  std::unique_ptr<Comm> a, b;
+  auto listener = backend->make_listener(backend->default_listen_address("127.0.0.1"));
+  loop.run(with_timeout(loop, limit, [&](CancelToken) -> Task<void> {
+    co_await listener->start([&](std::unique_ptr<Comm> c) -> Task<void> {
+      b = std::move(c);
+      co_return;
+    });
+    a = co_await backend->make_connector()->connect(listener->contact_address(), 5s);
+    while (!b) co_await loop.sleep_for(100us);
+    StagedComm sa(std::move(a), ops, loop), sb(std::move(b), ops, loop);
+    co_await body(sa, sb);
+  }));
+}
+
 }  // namespace
 
 TEST(CudaDevice, CountNeverThrows) {
@@ -69,21 +90,10 @@ TEST(CudaDevice, AllocatesAndCopiesOnLanes) {
 
 TEST(CudaDevice, StagedCommMovesDeviceFramesOverTcp) {
   REQUIRE_DEVICE(ops);
-  EventLoop loop;
-  auto backend = registry().create("tcp", loop);
-  std::unique_ptr<Comm> a, b;
-  auto listener = backend->make_listener(backend->default_listen_address("127.0.0.1"));
   const size_t n = (5 << 20) + 11;  // several 1 MiB chunks and a tail
   auto src = pattern(n, 9);
   std::vector<uint8_t> back(n);
-  loop.run(with_timeout(loop, 30s, [&](CancelToken) -> Task<void> {
-    co_await listener->start([&](std::unique_ptr<Comm> c) -> Task<void> {
-      b = std::move(c);
-      co_return;
-    });
-    a = co_await backend->make_connector()->connect(listener->contact_address(), 5s);
-    while (!b) co_await loop.sleep_for(100us);
-    StagedComm sa(std::move(a), *ops, loop), sb(std::move(b), *ops, loop);
+  over_staged_tcp_pair(*ops, 30s, [&](StagedComm& sa, StagedComm& sb) -> Task<void> {
     Storage dev;
     void* d = dev.reserve(n, MemoryKind::cuda);
     ops->copy(d, src.data(), n);
@@ -91,7 +101,7 @@ TEST(CudaDevice, StagedCommMovesDeviceFramesOverTcp) {
     co_await when_all(sa.write(out), sb.read(in));
     EXPECT_EQ(in.frames.at(0).kind, MemoryKind::cuda);
     ops->copy(back.data(), in.frames.at(0).data, n);
-  }));
+  });
   EXPECT_EQ(back, src);
 }
 
@@ -122,19 +132,8 @@ TEST(CudaDevice, OrderAfterDefaultWaitsForAPageableCopy) {
 // caller's default stream: refill one device buffer with copy() and write it at once.
 TEST(CudaDevice, StagedCommSendsDeviceFramesJustFilledByCopy) {
   REQUIRE_DEVICE(ops);
-  EventLoop loop;
-  auto backend = registry().create("tcp", loop);
-  std::unique_ptr<Comm> a, b;
-  auto listener = backend->make_listener(backend->default_listen_address("127.0.0.1"));
   std::vector<std::string> wrong;
-  loop.run(with_timeout(loop, 60s, [&](CancelToken) -> Task<void> {
-    co_await listener->start([&](std::unique_ptr<Comm> c) -> Task<void> {
-      b = std::move(c);
-      co_return;
-    });
-    a = co_await backend->make_connector()->connect(listener->contact_address(), 5s);
-    while (!b) co_await loop.sleep_for(100us);
-    StagedComm sa(std::move(a), *ops, loop), sb(std::move(b), *ops, loop);
+  over_staged_tcp_pair(*ops, 60s, [&](StagedComm& sa, StagedComm& sb) -> Task<void> {
     Storage dev;
     Message in;
     for (size_t n : {size_t{1}, size_t{64}, size_t{4096}, size_t{32768}, size_t{262144},
@@ -150,7 +149,7 @@ TEST(CudaDevice, StagedCommSendsDeviceFramesJustFilledByCopy) {
         if (back != src) wrong.push_back(std::to_string(n) + " B, message " + std::to_string(i));
       }
     }
-  }));
+  });
   EXPECT_TRUE(wrong.empty()) << wrong.size() << " wrong, the first "
                              << (wrong.empty() ? std::string() : wrong.front());
 }

@@ -17,7 +17,7 @@ For every rank count and backend (tcp, ucx, mpi; each at its default progress po
 
 Every run appends one JSON line to OUT/records.jsonl (kind, program, backend, ranks,
 hosts, flavor, passed, the job's wall seconds, the error line), beside its CSV and sidecar;
-results/scale-2026-11-27/summarize.py makes the table, the figure and the model from them.
+scripts/studies/scale-2026-11-27/summarize.py makes the table, the figure and the model from them.
 A failing run is recorded and the matrix goes on; the exit is 1 if any failed.
 Exit 77 (CTest: skipped) with one line when the machine cannot make namespaces."""
 

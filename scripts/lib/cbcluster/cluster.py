@@ -11,16 +11,17 @@ statistics), so `down` can remove all of it, also after a failed or interrupted 
 import glob
 import json
 import os
+import re
 import shutil
 import signal
+import subprocess
 import time
 
-from . import linkspec, namespaces as nsx
-from .namespaces import ClusterError
+from . import launchers, linkspec, namespaces as nsx
+from .namespaces import IFACE, ClusterError
 
 STATE_ROOT = os.environ.get("COMMBENCH_VCLUSTER_STATE", "/run/commbench-vcluster")
 DEFAULT_NAME = "cbvc"
-IFACE = "eth0"
 MAX_HOSTS = 250
 
 
@@ -38,7 +39,6 @@ def switch_ns(name):
 
 def check_name(name):
     # Namespace and interface names derive from it: keep them short and plain.
-    import re
     if not re.fullmatch(r"[a-z][a-z0-9]{0,7}", name):
         raise ClusterError("cluster name '%s': 1-8 lower-case letters/digits, starting with a "
                            "letter" % name)
@@ -171,7 +171,6 @@ class Cluster:
                 nsx.in_netns(h["netns"], ["nft", "-f", "-"], input_text=_loss_rules(link.loss_pct))
 
     def _start_emulator(self, binary, link, cost):
-        import subprocess
         ready = os.path.join(self.dir, "linkemu.ready")
         pidfile = os.path.join(self.dir, "linkemu.pid")
         cmd = [binary, "--delay-us", "%g" % link.delay_us, "--jitter-us", "%g" % link.jitter_us,
@@ -195,7 +194,6 @@ class Cluster:
             time.sleep(0.02)
 
     def _write_launch_files(self):
-        from . import launchers
         launchers.write_files(self.dir, self.state["hosts"])
 
     # --- down, status, link, exec -----------------------------------------------------------

@@ -17,7 +17,7 @@ import os
 
 from cbresults.launch import LAUNCHERS, steering_args
 
-from .cluster import IFACE
+from .namespaces import IFACE
 
 
 def agent_path(state_dir):

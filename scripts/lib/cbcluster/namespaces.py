@@ -10,6 +10,8 @@ import subprocess
 import time
 
 NETNS_DIR = "/run/netns"
+# Every virtual host's one interface, as the launch files and the link setup name it.
+IFACE = "eth0"
 
 
 class ClusterError(RuntimeError):

@@ -11,36 +11,27 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 SCHEMA_HEADER = os.path.join(SOURCE_ROOT, "microbench", "harness", "result_schema.hpp")
 
-# Used only when the C++ header is not beside the scripts (a copied results folder).
-_FALLBACK_COLUMNS = (
-    "benchmark origin backend progress wire idle mpi memory_send memory_recv gpu_path layout "
-    "ranks workers size_bytes iterations reps window latency_us_p50 latency_us_avg "
-    "latency_us_min latency_us_p90 latency_us_p99 latency_us_p999 latency_us_max bandwidth_MBps bandwidth_MBps_min bandwidth_MBps_max "
-    "wall_s comm_s comm_s_max_worker wait_s wait_s_max_worker transfer_s bytes_moved throughput_MBps rows_per_s wrong validated "
-    "run run_id"
-).split()
-
 
 def columns():
+    """The columns, in order, read from the C++ header (the scripts always run from the
+    source tree that holds it; a results folder copied elsewhere is read with its CSV's
+    own header)."""
     try:
         with open(SCHEMA_HEADER) as f:
-            text = f.read()
-        cols = re.findall(r'std::string_view\{"(\w+)"\}', text)
-        if cols:
-            return cols
-    except OSError:
-        pass
-    return list(_FALLBACK_COLUMNS)
+            cols = re.findall(r'std::string_view\{"(\w+)"\}', f.read())
+    except OSError as e:
+        raise SystemExit("schema: error: cannot read the CSV schema %s: %s"
+                         % (SCHEMA_HEADER, e.strerror))
+    if not cols:
+        raise SystemExit("schema: error: no columns found in %s" % SCHEMA_HEADER)
+    return cols
 
 
-NUMERIC = {
-    "ranks", "workers", "size_bytes", "iterations", "reps", "window", "latency_us_p50",
-    "latency_us_avg", "latency_us_min", "latency_us_p90", "latency_us_p99", "latency_us_p999",
-    "latency_us_max", "bandwidth_MBps",
-    "bandwidth_MBps_min", "bandwidth_MBps_max", "wall_s", "comm_s", "comm_s_max_worker",
-    "wait_s", "wait_s_max_worker", "transfer_s",
-    "bytes_moved", "throughput_MBps", "rows_per_s", "wrong", "validated", "run",
-}
+# The columns that hold names; every other column is a number (a new measurement column
+# needs no change here).
+TEXT = {"benchmark", "origin", "backend", "progress", "wire", "idle", "mpi", "memory_send",
+        "memory_recv", "gpu_path", "layout", "run_id"}
+NUMERIC = set(columns()) - TEXT
 
 
 def _convert(row):

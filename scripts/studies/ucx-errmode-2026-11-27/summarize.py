@@ -7,7 +7,8 @@ import os
 import statistics
 import sys
 
-d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "results", "ucx-errmode-2026-11-27")
 
 
 def ratios(kind, mode, col):

@@ -27,7 +27,9 @@ import os
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The study's data folder: its raw files in, its summary, model and figure out.
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "results", "scale-2026-11-27")
 BACKENDS = ["tcp", "ucx", "mpi", "mpi+create"]
 PREDICT = [1024, 8192]
 # What each fitted metric is called in the model, and its probe column.

@@ -4,9 +4,9 @@
 # baselines, this build and the build before the fix (OLD=<dir with its bandwidth>)
 # alternating; the libraries' own tools (NPtcp, NPopenmpi, ucx_perftest) in the same
 # session. Then scripts/report on the folder (its raw-vs-tool section).
-#   OLD=/tmp/rawceil_old results/rawceil-2026-11-27/commands.sh
+#   OLD=/tmp/rawceil_old scripts/studies/rawceil-2026-11-27/commands.sh
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 OUT=results/rawceil-2026-11-27/csv
 mkdir -p $OUT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -7,7 +7,7 @@
 2. the false-alarm runs (false-alarms.jsonl, one line per gate run on an unchanged build);
 3. the self-test per family and app (logs/selftest-<mpi>-<what>.log).
 
-Run from the repository root: python3 results/gate-2026-11-28/summarize.py"""
+Run: python3 scripts/studies/gate-2026-11-28/summarize.py"""
 
 import glob
 import json
@@ -16,8 +16,8 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+HERE = os.path.join(ROOT, "results", "gate-2026-11-28")  # the study's data
 BEFORE = "3f15133"
 MPIS = ("openmpi", "mpich")
 

@@ -2,8 +2,9 @@
 # ucx's data-endpoint mode (--backend-opt ucx_err_handling=none|nocma) against raw-ucx, which
 # keeps UCX's defaults (CMA included), in the same invocation: the ratio ucx/raw-ucx per size
 # is a same-run ratio; comparing it between the modes gives what leaving CMA out costs.
-# Two rounds, modes alternating. Open MPI build, from the repository root.
+# Two rounds, modes alternating. Open MPI build.
 set -eu
+cd "$(dirname "$0")/../../.."
 out=${1:-results/ucx-errmode-2026-11-27}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for r in 1 2; do
@@ -18,4 +19,4 @@ for r in 1 2; do
       --backend-opt ucx_err_handling=$m -b 1M -e 16M -f 4 --reps 3 --csv "$out/bw_${m}_$r.csv"
   done
 done
-/usr/bin/python3 "$(dirname "$0")/summarize.py" "$out"
+/usr/bin/python3 scripts/studies/ucx-errmode-2026-11-27/summarize.py "$out"

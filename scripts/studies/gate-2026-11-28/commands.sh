@@ -3,12 +3,12 @@
 # Run from the repository root, with build/openmpi and build/mpich built from the commit
 # that wrote results/reference/regress-*.json (targets: pingpong, transpose_sum, merge,
 # groupby, sort, matmul, latency_probe).
-#   results/gate-2026-11-28/commands.sh false-alarms N   # N gate runs per MPI, alternating
-#   results/gate-2026-11-28/commands.sh self-test        # ctest -L regress on both MPIs
+#   scripts/studies/gate-2026-11-28/commands.sh false-alarms N   # N gate runs per MPI, alternating
+#   scripts/studies/gate-2026-11-28/commands.sh self-test        # ctest -L regress on both MPIs
 # Every gate run appends one JSON line to false-alarms.jsonl (scripts/regress --record) and
 # leaves its output in logs/; summarize.py prints the tables of README.md from them.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 OUT=results/gate-2026-11-28
 mkdir -p "$OUT/logs"
 case "${1:-}" in

@@ -2,10 +2,10 @@
 # The scale study of issue 17, as committed here: 8 virtual hosts (scripts/vcluster, a
 # private bridge), 8/16/32/64 ranks round robin over them, on this 2-core VM. Each
 # scale_test.py call brings its cluster up and takes it down (also on failure).
-#   BUILD=build results/scale-2026-11-27/commands.sh     (~30 min; needs root)
-# then results/scale-2026-11-27/summarize.py writes summary.md, model.json and the figure.
+#   BUILD=build scripts/studies/scale-2026-11-27/commands.sh     (~30 min; needs root)
+# then scripts/studies/scale-2026-11-27/summarize.py writes summary.md, model.json and the figure.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 B=${BUILD:-build}
 out=results/scale-2026-11-27/raw
 st=tests/vcluster/scale_test.py
@@ -32,10 +32,10 @@ done; done
 # How many communicators one process may hold (bounds the paper's one-per-pair design).
 tmp=$(mktemp -d)
 for f in openmpi mpich; do
-  mpicc.$f -O1 -o "$tmp/comm_limit_$f" results/scale-2026-11-27/comm_limit.c
+  mpicc.$f -O1 -o "$tmp/comm_limit_$f" scripts/studies/scale-2026-11-27/comm_limit.c
 done
 { echo "mpich: $(mpirun.mpich -np 1 "$tmp/comm_limit_mpich")"
   echo "openmpi: $(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                    mpirun.openmpi -np 1 "$tmp/comm_limit_openmpi")"; } > $out/comm_limit.txt
 rm -rf "$tmp"
-/usr/bin/python3 results/scale-2026-11-27/summarize.py
+/usr/bin/python3 scripts/studies/scale-2026-11-27/summarize.py
