@@ -65,4 +65,30 @@ Hello decode_hello(std::span<const std::byte> bytes) {
   return h;
 }
 
+StagedHelloRead::StagedHelloRead(size_t prefix_bytes, size_t fixed_bytes, CheckPrefix check_prefix,
+                                 RestAfterFixed rest_after_fixed)
+    : prefix_(prefix_bytes),
+      fixed_(fixed_bytes),
+      check_prefix_(check_prefix),
+      rest_after_fixed_(rest_after_fixed) {}
+
+std::span<std::byte> StagedHelloRead::next() {
+  switch (step_++) {
+    case 0:
+      bytes_.resize(fixed_);
+      return std::span(bytes_).first(prefix_);
+    case 1:
+      check_prefix_(std::span(bytes_).first(prefix_));
+      return std::span(bytes_).subspan(prefix_);
+    case 2: {
+      size_t rest = rest_after_fixed_(bytes_);
+      bytes_.resize(fixed_ + rest);
+      return std::span(bytes_).subspan(fixed_);
+    }
+    default:
+      step_ = 3;
+      return {};
+  }
+}
+
 }  // namespace commbench

@@ -45,6 +45,34 @@ size_t decode_hello_fixed(std::span<const std::byte> fixed);
 // Decodes a complete hello (fixed part + name + id). Throws ProtocolError.
 Hello decode_hello(std::span<const std::byte> bytes);
 
+// A hello read in the three steps that keep a peer from making us wait or allocate: its
+// prefix (magic and version: an older peer is told the versions instead of waiting for
+// bytes it never sends), then its fixed part (the lengths checked before anything is
+// allocated), then the rest. Any reader drives it, blocking or not:
+//   for (auto s = r.next(); !s.empty(); s = r.next()) read exactly s.size() bytes into s;
+// then r.whole() is the hello. next() throws ProtocolError where a check fails.
+class StagedHelloRead {
+ public:
+  using CheckPrefix = void (*)(std::span<const std::byte>);
+  using RestAfterFixed = size_t (*)(std::span<const std::byte>);
+  StagedHelloRead(size_t prefix_bytes, size_t fixed_bytes, CheckPrefix check_prefix,
+                  RestAfterFixed rest_after_fixed);
+  // The common hello above (tcp, raw-tcp); ucx's wraps it (ucx/ucx_hello.hpp).
+  StagedHelloRead()
+      : StagedHelloRead(kHelloPrefixBytes, kHelloFixedBytes, check_hello_prefix,
+                        decode_hello_fixed) {}
+
+  std::span<std::byte> next();
+  std::span<const std::byte> whole() const { return bytes_; }
+
+ private:
+  size_t prefix_, fixed_;
+  CheckPrefix check_prefix_;
+  RestAfterFixed rest_after_fixed_;
+  int step_ = 0;
+  std::vector<std::byte> bytes_;
+};
+
 // The hello this end sends under `auth`.
 inline Hello make_hello(const std::string& name, const PeerAuth& auth) {
   return Hello{kHelloVersion, name, auth.token, auth.self_id};

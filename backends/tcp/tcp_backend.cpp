@@ -47,21 +47,14 @@ HostPort parse_tcp(const std::string& address) {
 // Both directions of the hello: the connector speaks first, the listener answers only a
 // hello that carries the job's token (a stray learns nothing, not even our identity).
 // Either end refuses a wrong token with ProtocolError; the caller counts the refusal.
-// Hello's first 8 bytes are read alone, so a version-1 peer (8-byte fixed part) is told
-// the version instead of waiting for bytes it will never send.
+// The hello is read in steps (StagedHelloRead).
 Task<std::string> exchange_hello(TcpComm& comm, const std::string& my_name, const PeerAuth& auth,
                                  bool speak_first, CancelToken token) {
   auto mine = encode_hello(make_hello(my_name, auth));
   if (speak_first) co_await comm.write_bytes(mine, token);
-  std::byte fixed[kHelloFixedBytes];
-  co_await comm.read_bytes(std::span(fixed).first(kHelloPrefixBytes), token);
-  check_hello_prefix(std::span(fixed).first(kHelloPrefixBytes));  // magic and version
-  co_await comm.read_bytes(std::span(fixed).subspan(kHelloPrefixBytes), token);
-  size_t len = decode_hello_fixed(fixed);
-  std::vector<std::byte> whole(kHelloFixedBytes + len);
-  std::copy(fixed, fixed + kHelloFixedBytes, whole.begin());
-  co_await comm.read_bytes(std::span(whole).subspan(kHelloFixedBytes), token);
-  Hello theirs = decode_hello(whole);
+  StagedHelloRead hello;
+  for (auto s = hello.next(); !s.empty(); s = hello.next()) co_await comm.read_bytes(s, token);
+  Hello theirs = decode_hello(hello.whole());
   verify_hello(theirs, auth, "tcp handshake");
   if (!speak_first) co_await comm.write_bytes(mine, token);
   comm.set_peer_id(std::move(theirs.id));

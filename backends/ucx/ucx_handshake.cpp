@@ -59,18 +59,11 @@ void* post_send(EndpointState& ep, const std::vector<std::byte>& out, Op& send, 
 }
 
 Task<PeerHello> read_hello(Worker& w, EndpointState& ep, const PeerAuth& auth, CancelToken token) {
-  std::vector<std::byte> whole(kPeerHelloFixedBytes);
-  // The prefix alone first: a version-1 peer's fixed part is that long, and it is told the
-  // versions instead of waiting for bytes it never sends.
-  co_await stream_recv(w, ep, whole.data(), kPeerHelloPrefixBytes, token);
-  check_peer_hello_prefix({whole.data(), kPeerHelloPrefixBytes});
-  // Then the fixed part: its lengths are checked before the rest is allocated.
-  co_await stream_recv(w, ep, whole.data() + kPeerHelloPrefixBytes,
-                       kPeerHelloFixedBytes - kPeerHelloPrefixBytes, token);
-  size_t rest = decode_peer_hello_fixed(whole);
-  whole.resize(kPeerHelloFixedBytes + rest);
-  co_await stream_recv(w, ep, whole.data() + kPeerHelloFixedBytes, rest, token);
-  PeerHello peer = decode_peer_hello(whole);
+  StagedHelloRead hello(kPeerHelloPrefixBytes, kPeerHelloFixedBytes, check_peer_hello_prefix,
+                        decode_peer_hello_fixed);
+  for (auto s = hello.next(); !s.empty(); s = hello.next())
+    co_await stream_recv(w, ep, s.data(), s.size(), token);
+  PeerHello peer = decode_peer_hello(hello.whole());
   auth.check_token(peer.token, "ucx handshake");
   co_return peer;
 }

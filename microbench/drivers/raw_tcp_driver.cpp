@@ -48,15 +48,9 @@ void read_until(int fd, std::span<std::byte> out, SteadyClock::time_point deadli
 // ProtocolError for a malformed hello, a wrong token, or an identity other than `expect`.
 void read_hello(int fd, const PeerAuth& auth, const std::string& expect,
                 SteadyClock::time_point deadline) {
-  std::byte fixed[kHelloFixedBytes];
-  read_until(fd, std::span(fixed).first(kHelloPrefixBytes),
-             deadline);  // a version-1 hello is 8 bytes
-  check_hello_prefix(std::span(fixed).first(kHelloPrefixBytes));
-  read_until(fd, std::span(fixed).subspan(kHelloPrefixBytes), deadline);
-  std::vector<std::byte> whole(kHelloFixedBytes + decode_hello_fixed(fixed));
-  std::copy(fixed, fixed + kHelloFixedBytes, whole.begin());
-  read_until(fd, std::span(whole).subspan(kHelloFixedBytes), deadline);
-  Hello h = decode_hello(whole);
+  StagedHelloRead hello;
+  for (auto s = hello.next(); !s.empty(); s = hello.next()) read_until(fd, s, deadline);
+  Hello h = decode_hello(hello.whole());
   verify_hello(h, auth, "raw-tcp handshake");
   if (h.id != expect) throw WrongPeerIdentity("raw-tcp handshake: the peer is not " + expect);
 }

@@ -141,3 +141,44 @@ TEST(Handshake, JobTokensAreRandomAndParseFromHex) {
   EXPECT_FALSE(parse_job_token("0011", t));
   EXPECT_FALSE(parse_job_token("zz112233445566778899aabbccddeeff", t));
 }
+
+// What every reader of a hello does (tcp, raw-tcp; ucx with its own prefix): the prefix
+// alone, checked before more is asked for (a version-1 peer sends no more); the fixed part,
+// whose lengths are checked before the rest is sized; then the rest, exactly.
+TEST(Handshake, StagedReadAsksForPrefixThenFixedPartThenRest) {
+  auto bytes = encode_hello(Hello{kHelloVersion, "tcp://h:1", some_token(), "rank 1"});
+  StagedHelloRead r;
+  std::vector<size_t> asked;
+  size_t at = 0;
+  for (auto s = r.next(); !s.empty(); s = r.next()) {
+    asked.push_back(s.size());
+    std::copy(bytes.begin() + static_cast<ptrdiff_t>(at),
+              bytes.begin() + static_cast<ptrdiff_t>(at + s.size()), s.begin());
+    at += s.size();
+  }
+  EXPECT_EQ(asked,
+            (std::vector<size_t>{kHelloPrefixBytes, kHelloFixedBytes - kHelloPrefixBytes, 9 + 6}));
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), r.whole().begin(), r.whole().end()));
+  EXPECT_TRUE(r.next().empty());  // and stays done
+
+  // A version-1 peer: refused once its 8 bytes are in, before more is asked for.
+  StagedHelloRead v1;
+  auto prefix = v1.next();
+  std::copy(bytes.begin(), bytes.begin() + kHelloPrefixBytes, prefix.begin());
+  prefix[4] = std::byte{1};  // version 1
+  EXPECT_THROW(v1.next(), ProtocolError);
+
+  // A fixed part announcing a name past the limit: refused before the rest is sized.
+  auto big = bytes;
+  big[6] = std::byte{0xff};
+  big[7] = std::byte{0xff};
+  StagedHelloRead over;
+  for (int step = 0; step < 2; ++step) {
+    auto s = over.next();
+    std::copy(big.begin() + (step ? kHelloPrefixBytes : 0),
+              big.begin() + static_cast<ptrdiff_t>((step ? kHelloPrefixBytes : 0) + s.size()),
+              s.begin());
+  }
+  EXPECT_THROW(over.next(), ProtocolError);
+  EXPECT_EQ(over.whole().size(), kHelloFixedBytes);
+}
