@@ -452,9 +452,9 @@ int main(int argc, char** argv) {
   count("ranks", n);
   set("run_id", layer.run_id());
   set("pattern", opts.pattern);
-  set("pair_comms", spec.name != "mpi"                               ? std::string()
-                    : pair_comms == opts.backend_options.extra.end() ? std::string("world")
-                                                                     : pair_comms->second);
+  set("pair_comms", !registry().info(spec.name).reads_setting("pair_comms") ? std::string()
+                    : pair_comms == opts.backend_options.extra.end()        ? std::string("world")
+                                                                            : pair_comms->second);
   count("rank", rank);
   set("host", host);
   count("message_bytes", static_cast<long long>(opts.message_bytes));

@@ -10,6 +10,12 @@
 
 namespace commbench {
 
+// A policy's own progress thread, if it has one: a polling one spins beside its rank's
+// loop (a CPU per rank: the report marks a node with more busy threads than CPUs), a
+// blocking one sleeps when nothing is in flight.
+enum class PolicyThread { none, polling, blocking };
+const char* to_string(PolicyThread t) noexcept;
+
 // A progress policy as --list-backends shows it.
 struct PolicyInfo {
   std::string name;
@@ -18,6 +24,10 @@ struct PolicyInfo {
   // rank must serve a peer while it waits for its own request (bidirectional bandwidth,
   // the apps' all-to-all fetches) deadlocks, so those refuse it up front.
   bool stalls_loop = false;
+  PolicyThread thread = PolicyThread::none;
+  // It calls MPI from a thread other than the loop's: the run initialises MPI with
+  // MPI_THREAD_MULTIPLE, for every backend of it (the baselines pay the same locking).
+  bool needs_mpi_thread_multiple = false;
 };
 
 // One KEY of `--backend-opt KEY=VALUE` (BackendOptions::extra) that a backend reads.
@@ -36,12 +46,16 @@ struct PolicyEntry {
   const char* name;
   const char* description;
   bool stalls_loop = false;  // see PolicyInfo
+  PolicyThread thread = PolicyThread::none;
+  bool needs_mpi_thread_multiple = false;
 };
 
 template <typename E, size_t N>
 std::vector<PolicyInfo> describe_policies(const PolicyEntry<E> (&table)[N]) {
   std::vector<PolicyInfo> out;
-  for (const auto& row : table) out.push_back({row.name, row.description, row.stalls_loop});
+  for (const auto& row : table)
+    out.push_back(
+        {row.name, row.description, row.stalls_loop, row.thread, row.needs_mpi_thread_multiple});
   return out;
 }
 

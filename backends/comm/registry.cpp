@@ -20,9 +20,14 @@ void Registry::add(BackendInfo info) {
   backends_.push_back(std::move(info));
 }
 
-const BackendInfo& Registry::info(const std::string& scheme) const {
+const BackendInfo* Registry::find(const std::string& scheme) const {
   for (const auto& b : backends_)
-    if (b.scheme == scheme) return b;
+    if (b.scheme == scheme) return &b;
+  return nullptr;
+}
+
+const BackendInfo& Registry::info(const std::string& scheme) const {
+  if (const BackendInfo* b = find(scheme)) return *b;
   throw AddressError("unknown comm scheme '" + scheme + "' (known: " + join(schemes()) + ")");
 }
 
@@ -31,6 +36,20 @@ std::unique_ptr<Backend> Registry::create(const std::string& scheme, EventLoop& 
   const BackendInfo& b = info(scheme);
   check_policy(b.progress_policies, options.progress, scheme);
   return b.make(loop, options);
+}
+
+const PolicyInfo& BackendInfo::policy(const std::string& name) const {
+  check_policy(progress_policies, name, scheme);
+  if (name.empty()) return progress_policies.front();
+  for (const auto& p : progress_policies)
+    if (p.name == name) return p;
+  throw std::logic_error("unreachable: check_policy accepted " + name);
+}
+
+bool BackendInfo::reads_setting(const std::string& key) const {
+  for (const auto& s : settings)
+    if (s.key == key) return true;
+  return false;
 }
 
 std::vector<std::string> Registry::schemes() const {
@@ -42,6 +61,18 @@ std::vector<std::string> Registry::schemes() const {
 }  // namespace commbench
 
 namespace commbench {
+
+const char* to_string(PolicyThread t) noexcept {
+  switch (t) {
+    case PolicyThread::polling:
+      return "polling";
+    case PolicyThread::blocking:
+      return "blocking";
+    case PolicyThread::none:
+      break;
+  }
+  return "none";
+}
 
 void refuse_stalling_policy(const std::vector<PolicyInfo>& table, const std::string& name,
                             const std::string& backend, const std::string& pattern) {

@@ -11,11 +11,21 @@
 
 namespace commbench {
 
+// What a backend is, for everything outside backends/: no code there compares a scheme's
+// name; it asks these fields.
 struct BackendInfo {
   std::string scheme;
   std::vector<PolicyInfo> progress_policies;  // first = default
   std::vector<SettingInfo> settings;          // the --backend-opt keys it reads
   std::function<std::unique_ptr<Backend>(EventLoop&, const BackendOptions&)> make;
+  // File descriptors one connection holds at each end, and what its connector keeps free
+  // (it refuses a connect below that): a run that would pass RLIMIT_NOFILE is refused
+  // before it starts (harness/descriptor_budget.hpp).
+  size_t descriptors_per_connection = 0;
+  size_t descriptors_kept_free = 0;
+
+  const PolicyInfo& policy(const std::string& name) const;  // "" = the default; throws
+  bool reads_setting(const std::string& key) const;
 };
 
 class Registry {
@@ -26,6 +36,7 @@ class Registry {
   std::unique_ptr<Backend> create(const std::string& scheme, EventLoop& loop,
                                   const BackendOptions& options = {}) const;
   const BackendInfo& info(const std::string& scheme) const;
+  const BackendInfo* find(const std::string& scheme) const;  // nullptr when unknown
   std::vector<std::string> schemes() const;
 
  private:

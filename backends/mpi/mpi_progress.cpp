@@ -5,8 +5,11 @@
 namespace commbench::mpi {
 
 int required_thread_level(Progress p) noexcept {
-  // Every other policy calls MPI from the loop's thread only.
-  return p == Progress::thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
+  // The table says which policy calls MPI from a thread of its own; the others call it
+  // from the loop's thread only.
+  for (const auto& row : kProgressPolicies)
+    if (row.value == p && row.needs_mpi_thread_multiple) return MPI_THREAD_MULTIPLE;
+  return MPI_THREAD_FUNNELED;
 }
 
 Progress parse_progress(const std::string& s) {

@@ -23,7 +23,8 @@ inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
     {Progress::thread, "thread",
      "a dedicated progress thread owns every pending request (MPI_Testsome back to back) "
      "and hands completions to the loop through a lock-free queue; needs "
-     "MPI_THREAD_MULTIPLE"},
+     "MPI_THREAD_MULTIPLE",
+     false, PolicyThread::polling, true},
     {Progress::blocking, "blocking",
      "MPI_Wait stops the whole loop until the request completes; a baseline that "
      "deadlocks in some patterns (refused by bidirectional bandwidth and the apps)",

@@ -28,10 +28,12 @@ inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
      "blocking mode)"},
     {Progress::thread, "thread",
      "a dedicated progress thread calls ucp_worker_progress back to back and hands "
-     "completions to the loop through a lock-free queue (UCXX's polling progress thread)"},
+     "completions to the loop through a lock-free queue (UCXX's polling progress thread)",
+     false, PolicyThread::polling},
     {Progress::thread_blocking, "thread-blocking",
      "a dedicated progress thread progresses until idle, then sleeps on the worker's fd "
-     "(ucp_worker_arm); completions reach the loop as with thread (UCXX's blocking mode)"},
+     "(ucp_worker_arm); completions reach the loop as with thread (UCXX's blocking mode)",
+     false, PolicyThread::blocking},
 };
 
 // "" = the default; throws std::invalid_argument naming the accepted policies.

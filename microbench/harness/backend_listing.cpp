@@ -23,8 +23,11 @@ Json entry(const std::string& name, const char* kind, const std::vector<PolicyIn
   e["kind"] = kind;
   e["policies"] = Json::array();
   for (const auto& p : policies)
-    e["policies"].push_back(
-        {{"name", p.name}, {"description", p.description}, {"stalls_loop", p.stalls_loop}});
+    e["policies"].push_back({{"name", p.name},
+                             {"description", p.description},
+                             {"stalls_loop", p.stalls_loop},
+                             {"progress_thread", to_string(p.thread)},
+                             {"needs_mpi_thread_multiple", p.needs_mpi_thread_multiple}});
   e["default_policy"] = policies.empty() ? Json() : Json(policies[0].name);
   e["raw_baseline"] = nullptr;
   e["options"] = Json::array();

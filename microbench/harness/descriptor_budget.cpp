@@ -1,26 +1,18 @@
 #include "harness/descriptor_budget.hpp"
 
 #include "comm/fd_limit.hpp"
-#include "tcp/tcp_backend.hpp"
-#include "ucx/ucx_fd_limit.hpp"
+#include "comm/registry.hpp"
 
 namespace commbench {
 
-// Measured by scale_probe ((fds_after - fds_listening) / (n - 1), Open MPI, one host,
-// 2-32 ranks): tcp 1 (the socket); ucx 2 when the data endpoint runs over shared memory
-// (the connection manager's socket and one more), 3 with UCX_TLS=tcp, which is what a
-// connection between hosts uses: the larger is budgeted.
 size_t descriptors_per_connection(const std::string& backend) {
-  if (backend == "tcp") return 1;
-  if (backend == "ucx") return 3;
-  return 0;
+  const BackendInfo* b = registry().find(backend);
+  return b ? b->descriptors_per_connection : 0;
 }
 
 size_t descriptors_kept_free(const std::string& backend) {
-  // What each backend's connector leaves free (tcp_backend.hpp, ucx_fd_limit.hpp).
-  if (backend == "ucx") return ucx::kDescriptorReserve;
-  if (backend == "tcp") return tcp::kDescriptorReserve;
-  return 0;
+  const BackendInfo* b = registry().find(backend);
+  return b ? b->descriptors_kept_free : 0;
 }
 
 std::string descriptor_shortfall(const std::string& backend, size_t connections,

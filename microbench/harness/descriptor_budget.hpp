@@ -8,11 +8,10 @@
 
 namespace commbench {
 
-// Descriptors one connection end holds in this process, per backend (scale_probe's
-// fds_per_connection column, descriptor_budget.cpp has the measurement); 0 for mpi,
-// whose connections are MPI's own (MPI's sockets, if any, are opened by MPI_Init).
+// Descriptors one connection end holds in this process, and what the backend keeps free
+// besides: its registry entry's (comm/registry.hpp; the measurement is beside the entries
+// in builtin_backends.cpp); 0 for a name the registry does not know (a raw baseline).
 size_t descriptors_per_connection(const std::string& backend);
-// What the backend keeps free besides (ucx: its refusal reserve, ucx_fd_limit.hpp).
 size_t descriptors_kept_free(const std::string& backend);
 
 // Empty when `connections` more connection ends of `backend` fit under this process's

@@ -9,10 +9,10 @@
 
 #include "comm/fd_limit.hpp"
 #include "comm/peer_auth.hpp"
+#include "comm/registry.hpp"
 #include "harness/network_metadata.hpp"
 #include "harness/numeric_range.hpp"
 #include "harness/run_guard.hpp"
-#include "mpi/mpi_progress.hpp"
 #include "mpi/mpi_session.hpp"
 
 namespace commbench {
@@ -46,11 +46,10 @@ namespace {
 // MPI_THREAD_MULTIPLE for the whole run, raw-mpi included, so the baseline and the
 // policies it is compared with pay the same library locking.
 int needed_thread_level(const RunSelection& selection) {
-  int level = MPI_THREAD_FUNNELED;
   for (const BackendSpec& spec : selection.specs)
-    if (spec.name == "mpi")
-      level = std::max(level, mpi::required_thread_level(mpi::parse_progress(spec.progress)));
-  return level;
+    if (const BackendInfo* b = registry().find(spec.name))
+      if (b->policy(spec.progress).needs_mpi_thread_multiple) return MPI_THREAD_MULTIPLE;
+  return MPI_THREAD_FUNNELED;
 }
 
 // Which selected policies run a progress thread, and whether the node then has more busy
@@ -61,9 +60,11 @@ Json progress_thread_note(const RunSelection& selection) {
   Json policies = Json::array();
   int polling = 0;
   for (const BackendSpec& spec : selection.specs) {
-    if (spec.progress.rfind("thread", 0) != 0) continue;
+    const BackendInfo* b = registry().find(spec.name);
+    PolicyThread thread = b ? b->policy(spec.progress).thread : PolicyThread::none;
+    if (thread == PolicyThread::none) continue;
     policies.push_back(spec.label());
-    if (spec.progress == "thread") ++polling;
+    if (thread == PolicyThread::polling) ++polling;
   }
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   long local = 1;  // ranks on this node, as the launcher says (a singleton: 1)

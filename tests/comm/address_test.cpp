@@ -1,6 +1,10 @@
+#include "comm/address.hpp"
+
 #include <gtest/gtest.h>
 
-#include "comm/address.hpp"
+#include <string>
+#include <vector>
+
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
 
@@ -48,4 +52,34 @@ TEST(Registry, UnknownProgressPolicyListsKnownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("epoll"), std::string::npos) << e.what();
   }
+}
+
+// What the harness asks a backend instead of comparing its name (issue 27 item 3): the
+// policies' threads and MPI thread level, the descriptors a connection holds, the settings
+// it reads. A new backend answers these in its registry entry and nothing outside
+// backends/ changes.
+TEST(Registry, EachBackendDescribesWhatTheHarnessAsks) {
+  std::vector<std::string> multiple, polling, blocking;
+  for (const auto& scheme : registry().schemes()) {
+    const BackendInfo& b = registry().info(scheme);
+    EXPECT_EQ(&b.policy(""), &b.progress_policies.front()) << scheme;
+    EXPECT_THROW(b.policy("telepathy"), std::invalid_argument) << scheme;
+    for (const auto& p : b.progress_policies) {
+      std::string label = scheme + ":" + p.name;
+      if (p.needs_mpi_thread_multiple) multiple.push_back(label);
+      if (p.thread == PolicyThread::polling) polling.push_back(label);
+      if (p.thread == PolicyThread::blocking) blocking.push_back(label);
+    }
+  }
+  EXPECT_EQ(multiple, std::vector<std::string>{"mpi:thread"});
+  EXPECT_EQ(polling, (std::vector<std::string>{"mpi:thread", "ucx:thread"}));
+  EXPECT_EQ(blocking, std::vector<std::string>{"ucx:thread-blocking"});
+  EXPECT_EQ(registry().info("tcp").descriptors_per_connection, 1u);
+  EXPECT_EQ(registry().info("ucx").descriptors_per_connection, 3u);
+  EXPECT_EQ(registry().info("mpi").descriptors_per_connection, 0u);
+  EXPECT_GT(registry().info("ucx").descriptors_kept_free,
+            registry().info("tcp").descriptors_kept_free);
+  EXPECT_TRUE(registry().info("mpi").reads_setting("pair_comms"));
+  EXPECT_FALSE(registry().info("tcp").reads_setting("pair_comms"));
+  EXPECT_EQ(registry().find("raw-tcp"), nullptr);  // the baselines are not backends
 }
