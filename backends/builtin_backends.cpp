@@ -20,7 +20,8 @@ Registry& registry() {
              .settings = tcp::backend_settings(),
              .make = &tcp::make_tcp_backend,
              .descriptors_per_connection = 1,
-             .descriptors_kept_free = tcp::kDescriptorReserve});
+             .descriptors_kept_free = tcp::kDescriptorReserve,
+             .hello_over_plain_tcp = true});
     reg.add({.scheme = "mpi",
              .progress_policies = mpi::progress_policies(),
              .settings = mpi::backend_settings(),

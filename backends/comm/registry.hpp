@@ -23,6 +23,10 @@ struct BackendInfo {
   // before it starts (harness/descriptor_budget.hpp).
   size_t descriptors_per_connection = 0;
   size_t descriptors_kept_free = 0;
+  // Its listener reads our hello straight off a plain TCP socket, so a stray that is a
+  // bare socket speaking the hello reaches its checks (the --test-stray aid; ucx's
+  // listener speaks UCX's own connection protocol first).
+  bool hello_over_plain_tcp = false;
 
   const PolicyInfo& policy(const std::string& name) const;  // "" = the default; throws
   bool reads_setting(const std::string& key) const;

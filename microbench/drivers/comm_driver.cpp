@@ -67,7 +67,7 @@ void CommDriver::connect() {
     contact = listener_->contact_address();
   }
   auto addresses = env_.boot.allgather(contact);
-  if (rank() >= 2 && env_.opts.test_stray && scheme_ == "tcp")
+  if (rank() >= 2 && env_.opts.test_stray && registry().info(scheme_).hello_over_plain_tcp)
     stray_ = std::make_unique<StrayPeer>(parse_host_port(parse_address(addresses[1]).location),
                                          env_.opts.backend_options.auth.token);
   if (rank() == 0) {

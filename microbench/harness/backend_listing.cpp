@@ -8,14 +8,18 @@
 
 namespace commbench {
 
-namespace {
-using Json = nlohmann::ordered_json;
-
-const RawBaseline* find_raw(const std::string& name) {
+static const RawBaseline* find_raw(const std::string& name) {
   for (const auto& r : kRawBaselines)
     if (name == r.name) return &r;
   return nullptr;
 }
+
+bool is_raw_baseline(const std::string& name) {
+  return find_raw(name) != nullptr;
+}
+
+namespace {
+using Json = nlohmann::ordered_json;
 
 Json entry(const std::string& name, const char* kind, const std::vector<PolicyInfo>& policies) {
   Json e;

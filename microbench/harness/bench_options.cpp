@@ -132,7 +132,7 @@ namespace {
 void check_fits(const BenchOptions& o) {
   size_t largest = o.sizes.back();
   bool coroutine = false;
-  for (const auto& s : o.specs) coroutine = coroutine || s.name.rfind("raw-", 0) != 0;
+  for (const auto& s : o.specs) coroutine = coroutine || !is_raw_baseline(s.name);
   uint64_t max_frame = o.backend_options.limits.max_frame_bytes;
   if (coroutine && largest > max_frame)
     throw std::invalid_argument("--max-size " + format_size(largest) +

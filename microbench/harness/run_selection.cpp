@@ -83,7 +83,7 @@ void resolve_selection(RunSelection& s, Family family) {
     std::string name = head.substr(0, colon);
     // --progress is the default of coroutine backends; a raw baseline names its own variant
     // (default: the first of its table).
-    bool raw = name.rfind("raw-", 0) == 0;
+    bool raw = is_raw_baseline(name);
     std::string fallback = raw ? "" : s.progress;
     BackendSpec spec{name, colon == std::string::npos ? fallback : head.substr(colon + 1),
                      at == std::string::npos ? "" : item.substr(at + 1)};

@@ -81,5 +81,7 @@ TEST(Registry, EachBackendDescribesWhatTheHarnessAsks) {
             registry().info("tcp").descriptors_kept_free);
   EXPECT_TRUE(registry().info("mpi").reads_setting("pair_comms"));
   EXPECT_FALSE(registry().info("tcp").reads_setting("pair_comms"));
+  EXPECT_TRUE(registry().info("tcp").hello_over_plain_tcp);
+  EXPECT_FALSE(registry().info("ucx").hello_over_plain_tcp);
   EXPECT_EQ(registry().find("raw-tcp"), nullptr);  // the baselines are not backends
 }
