@@ -25,19 +25,6 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kHandshakeTimeout = 10s;
 
-// What progress() reports and what the registry lists. Connection setup (listen, accept,
-// connect) waits on epoll readiness under both: only the data path differs (tcp_comm.hpp).
-enum class Progress { epoll, uring };
-constexpr PolicyEntry<Progress> kProgressPolicies[] = {
-    {Progress::epoll, "epoll",
-     "non-blocking sockets whose readiness comes from the event loop's epoll"},
-#if COMMBENCH_HAVE_URING
-    {Progress::uring, "uring",
-     "sends and receives submitted to one io_uring per backend, resumed from its "
-     "completions (the ring's eventfd wakes the loop's epoll)"},
-#endif
-};
-
 HostPort parse_tcp(const std::string& address) {
   Address a = parse_address(address);
   if (a.scheme != "tcp") throw AddressError("not a tcp address: '" + address + "'");
@@ -240,9 +227,7 @@ class TcpConnector final : public Connector {
 class TcpBackend final : public Backend {
  public:
   TcpBackend(EventLoop& loop, const BackendOptions& options)
-      : loop_(loop),
-        options_(options),
-        policy_(parse_policy(kProgressPolicies, options.progress, "tcp")) {
+      : loop_(loop), options_(options), policy_(parse_progress(options.progress)) {
 #if COMMBENCH_HAVE_URING
     // One ring per backend, i.e. per event loop; comms share it and keep it alive.
     // Throws BackendUnavailable (one line) where the kernel refuses io_uring.
@@ -257,7 +242,7 @@ class TcpBackend final : public Backend {
     return "tcp";
   }
   std::string progress() const override {
-    return policy_name(kProgressPolicies, policy_);
+    return to_string(policy_);
   }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
     return std::make_unique<TcpListener>(loop_, address, options_.limits, options_.auth, ring_);
@@ -280,10 +265,6 @@ class TcpBackend final : public Backend {
 
 std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions& options) {
   return std::make_unique<TcpBackend>(loop, options);
-}
-
-std::vector<PolicyInfo> progress_policies() {
-  return describe_policies(kProgressPolicies);
 }
 
 std::vector<SettingInfo> backend_settings() {

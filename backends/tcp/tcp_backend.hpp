@@ -7,6 +7,7 @@
 
 #include "comm/backend_catalog.hpp"
 #include "comm/comm.hpp"
+#include "tcp/tcp_progress.hpp"  // progress_policies()
 
 namespace commbench::tcp {
 
@@ -18,9 +19,6 @@ namespace commbench::tcp {
 inline constexpr size_t kDescriptorReserve = 16;
 
 std::unique_ptr<Backend> make_tcp_backend(EventLoop& loop, const BackendOptions& options);
-// Its policies: epoll (socket readiness from the loop's epoll, the default) and, when built
-// with liburing, uring (sends and receives as io_uring SQEs; README.md).
-std::vector<PolicyInfo> progress_policies();
 // The --backend-opt keys it reads (uring_taskrun, where tcp:uring is built).
 std::vector<SettingInfo> backend_settings();
 
