@@ -227,7 +227,9 @@ class TcpConnector final : public Connector {
 class TcpBackend final : public Backend {
  public:
   TcpBackend(EventLoop& loop, const BackendOptions& options)
-      : loop_(loop), options_(options), policy_(parse_progress(options.progress)) {
+      : loop_(loop),
+        options_(options),
+        policy_(parse_policy(kProgressPolicies, options.progress, "tcp")) {
 #if COMMBENCH_HAVE_URING
     // One ring per backend, i.e. per event loop; comms share it and keep it alive.
     // Throws BackendUnavailable (one line) where the kernel refuses io_uring.
@@ -242,7 +244,7 @@ class TcpBackend final : public Backend {
     return "tcp";
   }
   std::string progress() const override {
-    return to_string(policy_);
+    return policy_name(kProgressPolicies, policy_);
   }
   std::unique_ptr<Listener> make_listener(const std::string& address) override {
     return std::make_unique<TcpListener>(loop_, address, options_.limits, options_.auth, ring_);

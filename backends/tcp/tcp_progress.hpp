@@ -24,9 +24,7 @@ inline constexpr PolicyEntry<Progress> kProgressPolicies[] = {
 #endif
 };
 
-// "" = the default; throws std::invalid_argument naming the accepted policies.
-Progress parse_progress(const std::string& name);
-const char* to_string(Progress p) noexcept;
+// The table as the registry lists it (the backend parses with parse_policy on the table).
 std::vector<PolicyInfo> progress_policies();
 
 }  // namespace commbench::tcp
