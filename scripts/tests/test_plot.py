@@ -441,6 +441,22 @@ class ScalingTest(PlottedFolder):
         self.assertIn("| 2 workers; idle budget, the suite's default |", detail)
         self.assertIn("3 workers: 4 ranks on 3 CPUs", detail)
 
+    def test_a_fourth_backend_gets_its_family_figures_with_no_change_here(self):
+        """A backend the scripts have never heard of ("fake", with its baseline "raw-fake"),
+        measured in its own run and beside tcp: its family figure is drawn from the rows
+        alone, as the three known families' are (issue 27 item 8)."""
+        rows = []
+        for s in SMALL:
+            rows.append(ping("fam-fake", "fake", "spin", "openmpi", s, 2.0))
+            rows.append(ping("fam-fake", "raw-fake", "plain", "openmpi", s, 1.0))
+            rows.append(ping("cmp", "fake", "spin", "openmpi", s, 2.0))
+            rows.append(ping("cmp", "tcp", "epoll", "openmpi", s, 6.0))
+        self.assertEqual(figures.families_in(rows), ["tcp", "fake"])
+        index = self.plot_rows("fourth", rows)
+        fake = [f for f in index if "_fake" in f]
+        self.assertTrue(fake, list(index))
+        self.assertIn("FAKE family", index[fake[0]]["title"])
+
     def test_another_layout_gets_its_own_figure(self):
         rows = [row(benchmark="sort", origin="suite", backend="tcp", progress="epoll",
                     mpi="openmpi", layout=lay, workers=w, run=0, wall_s=1.0, size_bytes=1e5,

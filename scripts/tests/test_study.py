@@ -81,6 +81,20 @@ class MatrixFromJsonTest(unittest.TestCase):
         self.assertTrue(any("--bidirectional" in c and "ucx:cooperative" in c for c in cmds))
         self.assertFalse(any("bandwidth" in c and "wire=per-frame" in c for c in cmds))
 
+    def test_a_fourth_backend_joins_the_study_from_its_listing_alone(self):
+        """A backend only --list-backends knows ("fake" and its baseline "raw-fake") gets its
+        family run (every policy beside its raw baseline) and a place in the cross-family
+        run, with no change to the matrix (issue 27 item 8)."""
+        fams = matrix.families(BACKENDS + [backend("fake", ["spin", "nap"], "raw-fake"),
+                                           backend("raw-fake", ["plain"])])
+        self.assertEqual(fams["fake"]["raw"], "raw-fake")
+        opts = options(MICRO_OPTIONS, {"min": "--min-size"})
+        runs = matrix.micro_runs("openmpi", "/b", fams, "quick", "/tmp",
+                                 {"pingpong": opts, "bandwidth": opts})
+        cmds = [" ".join(r.cmd) for r in runs]
+        self.assertTrue(any("fake:spin,fake:nap,raw-fake" in c for c in cmds), cmds)
+        self.assertTrue(any("fake" in c and "mpi:cooperative" in c for c in cmds))
+
     def test_app_runs_play_the_paper_and_the_closest_policy(self):
         fams = matrix.families(BACKENDS)
         app = options(APP_OPTIONS + ["--size", "--chunk", "--chunk-size"],

@@ -37,6 +37,14 @@ def external_family(backend):
     return None
 
 
+def families_in(rows):
+    """The backend families the suite measured in `rows`: the paper's three first, in its
+    order, then any other (a fourth backend gets its figures with no change here)."""
+    found = {family(r["backend"]) for r in rows
+             if r.get("origin") == "suite" and r.get("backend")}
+    return [f for f in FAMILIES if f in found] + sorted(found - set(FAMILIES))
+
+
 def series_family(key):
     origin, backend = key[0], key[1]
     return external_family(backend) if origin == "external" else family(backend)
