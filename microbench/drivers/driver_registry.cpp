@@ -24,11 +24,14 @@ const RawDriver kRawDrivers[] = {
 }  // namespace
 
 std::unique_ptr<Driver> make_driver(const BackendSpec& spec, DriverEnv& env) {
-  // The same check --backend had before MPI started: the name and the policy from the
-  // backends' own tables (a raw baseline's variants, by the names its CSV rows report).
-  check_policy(backend_policies(spec.name, true), spec.progress, spec.name);
+  // `spec` was checked where --backend was parsed (resolve_selection, before MPI started);
+  // a coroutine backend parses its policy itself, a raw baseline's variant is looked up.
   for (const auto& r : kRawDrivers)
-    if (spec.name == r.baseline.name) return r.make(env, *find_variant(r.baseline, spec.progress));
+    if (spec.name == r.baseline.name) {
+      const RawVariant* v = find_variant(r.baseline, spec.progress);
+      if (!v) check_policy(backend_policies(spec.name, true), spec.progress, spec.name);  // throws
+      return r.make(env, *v);
+    }
   auto d = make_comm_driver(spec, env);
   d->set_idle(spec.idle);
   return d;
