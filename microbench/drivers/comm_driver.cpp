@@ -20,8 +20,7 @@ namespace commbench {
 
 using Clock = EventLoop;
 
-CommDriver::CommDriver(const BackendSpec& spec, DriverEnv& env)
-    : Driver(DriverKind::comm, env), scheme_(spec.name) {
+CommDriver::CommDriver(const BackendSpec& spec, DriverEnv& env) : Driver(env), scheme_(spec.name) {
   BackendOptions o = env.opts.backend_options;
   o.progress = spec.progress;
   backend_ = registry().create(scheme_, env.loop, o);

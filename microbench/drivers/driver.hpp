@@ -26,18 +26,17 @@ struct DriverEnv {
   std::string host;  // address this rank listens on
 };
 
-// Which concrete class a Driver is: run_loop() turns it into the type the benchmark's
-// loop is instantiated for, once per repetition, so no message pays for the dispatch.
-enum class DriverKind { comm, raw_tcp, raw_ucx, raw_mpi };
-
 class Driver {
  public:
-  Driver(DriverKind kind, DriverEnv& env) : env_(env), kind_(kind) {}
+  // `raw_index`: which raw baseline's driver this is (kRawIndex<T>, raw_driver_list.hpp),
+  // -1 for the coroutine comm driver. run_loop() turns it into the type the benchmark's
+  // loop is instantiated for, once per repetition, so no message pays for the dispatch.
+  explicit Driver(DriverEnv& env, int raw_index = -1) : env_(env), raw_index_(raw_index) {}
   virtual ~Driver() = default;
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
 
-  DriverKind kind() const { return kind_; }
+  int raw_index() const { return raw_index_; }
   int rank() const { return env_.boot.rank(); }
 
   virtual std::string backend() const = 0;   // CSV "backend" (tcp, raw-tcp, ...)
@@ -67,7 +66,7 @@ class Driver {
   DriverEnv& env_;
 
  private:
-  DriverKind kind_;
+  int raw_index_;
   std::string idle_;
 };
 

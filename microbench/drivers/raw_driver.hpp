@@ -11,6 +11,7 @@
 
 #include "drivers/driver.hpp"
 #include "drivers/raw_baselines.hpp"
+#include "drivers/raw_driver_list.hpp"
 #include "drivers/window_buffers.hpp"
 
 namespace commbench {
@@ -18,8 +19,8 @@ namespace commbench {
 class RawDriver : public Driver {
  public:
   // `variant`: one of the baseline's variants (make_driver checked the name).
-  RawDriver(DriverKind kind, const RawBaseline& baseline, const RawVariant& variant, DriverEnv& env)
-      : Driver(kind, env), baseline_(baseline), variant_(variant) {}
+  RawDriver(int raw_index, const RawBaseline& baseline, const RawVariant& variant, DriverEnv& env)
+      : Driver(env, raw_index), baseline_(baseline), variant_(variant) {}
   std::string backend() const override { return baseline_.name; }
   std::string progress() const override { return variant_.name; }
 

@@ -30,8 +30,4 @@ void RawMpiDriver::close() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-std::unique_ptr<Driver> make_raw_mpi_driver(DriverEnv& env, const RawVariant& variant) {
-  return std::make_unique<RawMpiDriver>(env, variant);
-}
-
 }  // namespace commbench

@@ -43,10 +43,11 @@ inline void check(int rc, const char* what) {
 
 class RawMpiDriver final : public RawDriver {
  public:
+  static constexpr const RawBaseline& kBaseline = kRawMpi;
   static constexpr bool kEmptyMessages = true;
 
   RawMpiDriver(DriverEnv& env, const RawVariant& variant)
-      : RawDriver(DriverKind::raw_mpi, kRawMpi, variant, env) {}
+      : RawDriver(kRawIndex<RawMpiDriver>, kBaseline, variant, env) {}
   ~RawMpiDriver() override;
 
   void connect() override;

@@ -64,7 +64,7 @@ void send_hello(int fd, const PeerAuth& auth) {
 }  // namespace
 
 RawTcpDriver::RawTcpDriver(DriverEnv& env, const RawVariant& variant)
-    : RawDriver(DriverKind::raw_tcp, kRawTcp, variant, env),
+    : RawDriver(kRawIndex<RawTcpDriver>, kBaseline, variant, env),
       flags_(std::string_view(variant.name) == "busy-poll" ? MSG_DONTWAIT : 0) {}
 
 void RawTcpDriver::connect() {
@@ -162,10 +162,6 @@ void RawTcpDriver::join_sender() {
   sender_.join();
   sending_.clear();
   if (sender_error_) std::rethrow_exception(std::exchange(sender_error_, nullptr));
-}
-
-std::unique_ptr<Driver> make_raw_tcp_driver(DriverEnv& env, const RawVariant& variant) {
-  return std::make_unique<RawTcpDriver>(env, variant);
 }
 
 }  // namespace commbench

@@ -102,6 +102,7 @@ struct Queue {
 
 class RawTcpDriver final : public RawDriver {
  public:
+  static constexpr const RawBaseline& kBaseline = kRawTcp;
   static constexpr bool kEmptyMessages = false;  // a 0-byte send() carries nothing to wait for
 
   RawTcpDriver(DriverEnv& env, const RawVariant& variant);

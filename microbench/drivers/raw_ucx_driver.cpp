@@ -41,7 +41,7 @@ std::vector<std::string> RawUcxDriver::transports() const {
 }
 
 RawUcxDriver::RawUcxDriver(DriverEnv& env, const RawVariant& variant)
-    : RawDriver(DriverKind::raw_ucx, kRawUcx, variant, env),
+    : RawDriver(kRawIndex<RawUcxDriver>, kBaseline, variant, env),
       sleeps_(std::string_view(variant.name) == "sleep") {}
 
 void RawUcxDriver::connect() {
@@ -92,10 +92,6 @@ void RawUcxDriver::close() {
   if (context_) ucp_cleanup(context_);
   worker_ = nullptr;
   context_ = nullptr;
-}
-
-std::unique_ptr<Driver> make_raw_ucx_driver(DriverEnv& env, const RawVariant& variant) {
-  return std::make_unique<RawUcxDriver>(env, variant);
 }
 
 }  // namespace commbench

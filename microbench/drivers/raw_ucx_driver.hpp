@@ -65,6 +65,7 @@ struct Batch {
 
 class RawUcxDriver final : public RawDriver {
  public:
+  static constexpr const RawBaseline& kBaseline = kRawUcx;
   static constexpr bool kEmptyMessages = true;
 
   RawUcxDriver(DriverEnv& env, const RawVariant& variant);

@@ -38,25 +38,29 @@ size_t run_raw(T& raw, size_t size, Loop& loop) {
       throw std::invalid_argument(raw.backend() + " cannot measure 0-byte messages (use -b 1)");
   return loop(raw);
 }
+
+// The raw driver `d` is, as its concrete type (RawDriverTypes, raw_driver_list.hpp).
+template <typename Loop, typename... T>
+size_t run_any_raw(Driver& d, size_t size, Loop& loop, TypeList<T...>) {
+  size_t wrong = 0;
+  bool ran =
+      ((d.raw_index() == kRawIndex<T> ? (wrong = run_raw(static_cast<T&>(d), size, loop), true)
+                                      : false) ||
+       ...);
+  if (!ran) throw std::logic_error("run_loop: a driver of no known kind");
+  return wrong;
+}
 }  // namespace detail
 
 // `size`: the loop's message size, refused here by a baseline that cannot send it.
 template <typename Loop>
 size_t run_loop(Driver& d, size_t size, Loop&& loop) {
   if (d.rank() > 1) return 0;
-  switch (d.kind()) {
-    case DriverKind::comm: {
-      auto& comm = static_cast<CommDriver&>(d);
-      return comm.run_watched([&](CancelToken token) { return loop(comm, token); });
-    }
-    case DriverKind::raw_tcp:
-      return detail::run_raw(static_cast<RawTcpDriver&>(d), size, loop);
-    case DriverKind::raw_ucx:
-      return detail::run_raw(static_cast<RawUcxDriver&>(d), size, loop);
-    case DriverKind::raw_mpi:
-      return detail::run_raw(static_cast<RawMpiDriver&>(d), size, loop);
+  if (d.raw_index() < 0) {
+    auto& comm = static_cast<CommDriver&>(d);
+    return comm.run_watched([&](CancelToken token) { return loop(comm, token); });
   }
-  throw std::logic_error("run_loop: unknown driver kind");
+  return detail::run_any_raw(d, size, loop, RawDriverTypes{});
 }
 
 }  // namespace commbench
