@@ -15,9 +15,11 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <vector>
 
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
@@ -67,6 +69,23 @@ double slope(const std::vector<Sample>& s, size_t from, X x, Y y) {
     sxy += (x(s[i]) - mx) * (y(s[i]) - my);
   }
   return sxx > 0 ? sxy / sxx : 0;
+}
+
+// The RSS after `from` with its largest single rise between two samples taken out: one
+// pool or arena extension (UCX grows a memory pool by ~850 KiB at once; glibc's heap by
+// 128 KiB and more) is a step, not a slope. A leak rises at every sample and keeps its
+// slope without its largest rise; a step leaves a flat line. Needs 5 samples or more, else
+// the RSS as it is.
+std::vector<double> rss_without_largest_rise(const std::vector<Sample>& s, size_t from) {
+  std::vector<double> out;
+  for (size_t i = from; i < s.size(); ++i) out.push_back(double(s[i].rss_kib));
+  if (out.size() < 5) return out;
+  size_t at = 1;
+  for (size_t i = 1; i < out.size(); ++i)
+    if (out[i] - out[i - 1] > out[at] - out[at - 1]) at = i;
+  double rise = std::max(0.0, out[at] - out[at - 1]);
+  for (size_t i = at; i < out.size(); ++i) out[i] -= rise;
+  return out;
 }
 
 struct Limits {
@@ -156,13 +175,21 @@ bool soak(const std::string& scheme, const Limits& lim, std::ofstream* csv) {
       1000 * slope(samples, base_i, cycles, [](const Sample& s) { return double(s.rss_kib); });
   double heap_slope = 1000 * slope(samples, base_i, cycles,
                                    [](const Sample& s) { return double(s.heap_used_kib); });
+  std::vector<double> stepless = rss_without_largest_rise(samples, base_i);
+  double step_slope = 1000 * slope(samples, base_i, cycles, [&](const Sample& s) {
+                        return stepless[size_t(&s - &samples[base_i])];
+                      });
   size_t fitted = samples.size() - base_i;
   // RSS moves in pages and in heap extensions of 128 KiB and more: over a few hundred
   // cycles one such step reads as a slope of several hundred KiB per 1,000, so a window
   // of fewer cycles than --min-fit-cycles is reported but not judged.
   size_t fit_cycles = samples.back().cycles - samples[base_i].cycles;
   bool judged = fit_cycles >= lim.min_fit_cycles;
-  bool slope_ok = !judged || rss_slope <= lim.max_slope;
+  // One step (bounded by --max-growth-kib) is allowed: the slope judged is the RSS's
+  // without its largest rise. A ucx run of 520 cycles failed on a single 848 KiB pool
+  // extension (1,435 KiB per 1,000 cycles with it, 21 without; heap in use 36). A leak spread
+  // over the samples keeps most of its slope: 1.5 KiB a cycle over those samples reads 1,239.
+  bool slope_ok = !judged || std::min(rss_slope, step_slope) <= lim.max_slope;
   bool ok = growth <= static_cast<long>(lim.max_growth_kib) && slope_ok && fitted >= 3 &&
             n.wrong == 0 && settled && echo.protocol_errors == 0;
   if (echo.protocol_errors)
@@ -181,11 +208,11 @@ bool soak(const std::string& scheme, const Limits& lim, std::ofstream* csv) {
   std::printf(
       "# %s: %zu round trips, %zu connect/close cycles, wrong bytes %zu; RSS %zu KiB "
       "at %.0f s -> %zu KiB at end (peak %zu), growth %ld KiB (limit %zu); slope over %zu "
-      "samples, %zu cycles from %.0f s: RSS %.1f KiB per 1,000 cycles (limit %.1f), heap in "
-      "use %.1f: %s\n",
+      "samples, %zu cycles from %.0f s: RSS %.1f KiB per 1,000 cycles (%.1f without its "
+      "largest rise; limit %.1f), heap in use %.1f: %s\n",
       scheme.c_str(), n.round_trips, n.cycles, n.wrong, base, samples[base_i].seconds, last, peak,
       growth, lim.max_growth_kib, fitted, fit_cycles, samples[base_i].seconds, rss_slope,
-      lim.max_slope, heap_slope,
+      step_slope, lim.max_slope, heap_slope,
       ok                                    ? "FLAT"
       : !settled                            ? "HANDLERS LEFT"
       : fitted < 3                          ? "TOO FEW SAMPLES"
