@@ -36,6 +36,13 @@ HostPort parse_host_port(std::string_view loc) {
   return HostPort{std::string(host), static_cast<uint16_t>(value)};
 }
 
+HostPort parse_host_port_uri(std::string_view uri, std::string_view scheme) {
+  Address a = parse_address(uri);
+  if (a.scheme != scheme)
+    throw AddressError("not a " + std::string(scheme) + " address: '" + std::string(uri) + "'");
+  return parse_host_port(a.location);
+}
+
 std::string format_host_port(const std::string& host, uint16_t port) {
   if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
   return host + ":" + std::to_string(port);

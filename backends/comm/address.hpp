@@ -24,6 +24,9 @@ struct HostPort {
 
 // "host:port" or "[v6]:port"; port 0 means "any free port" to a listener. Throws AddressError.
 HostPort parse_host_port(std::string_view location);
+// The host:port of `uri`, which must be `scheme`://host:port ("not a tcp address: '...'"
+// otherwise). Throws AddressError.
+HostPort parse_host_port_uri(std::string_view uri, std::string_view scheme);
 std::string format_host_port(const std::string& host, uint16_t port);
 
 }  // namespace commbench

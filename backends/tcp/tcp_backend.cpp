@@ -25,12 +25,6 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kHandshakeTimeout = 10s;
 
-HostPort parse_tcp(const std::string& address) {
-  Address a = parse_address(address);
-  if (a.scheme != "tcp") throw AddressError("not a tcp address: '" + address + "'");
-  return parse_host_port(a.location);
-}
-
 // Both directions of the hello: the connector speaks first, the listener answers only a
 // hello that carries the job's token (a stray learns nothing, not even our identity).
 // Either end refuses a wrong token with ProtocolError; the caller counts the refusal.
@@ -123,7 +117,7 @@ class TcpListener final : public Listener {
   ~TcpListener() override { stop(); }
 
   Task<void> start(CommHandler handler) override {
-    HostPort hp = parse_tcp(address_);
+    HostPort hp = parse_host_port_uri(address_, "tcp");
     socklen_t len = 0;
     sockaddr_storage sa = resolve(hp, len);
     FdGuard fd(::socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -162,7 +156,7 @@ class TcpConnector final : public Connector {
 
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
                                       std::chrono::nanoseconds timeout) override {
-    HostPort hp = parse_tcp(address);
+    HostPort hp = parse_host_port_uri(address, "tcp");
     co_return co_await connect_with_retry(
         loop_, address, timeout,
         [&](CancelToken t, std::string& why) { return attempt(hp, t, why); });

@@ -22,12 +22,6 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kHandshakeTimeout = 10s;
 
-HostPort parse_ucx(const std::string& address) {
-  Address a = parse_address(address);
-  if (a.scheme != "ucx") throw AddressError("not a ucx address: '" + address + "'");
-  return parse_host_port(a.location);
-}
-
 std::string ucx_uri(const sockaddr_storage& sa) {
   return "ucx://" + tcp::sockaddr_to_string(sa);
 }
@@ -175,7 +169,7 @@ class UcxListener final : public Listener {
 
   Task<void> start(CommHandler handler) override {
     auto& ls = *state_;
-    HostPort hp = parse_ucx(ls.address);
+    HostPort hp = parse_host_port_uri(ls.address, "ucx");
     socklen_t len = 0;
     sockaddr_storage sa = tcp::resolve(hp, len);
     ls.handler = std::move(handler);
@@ -217,7 +211,7 @@ class UcxConnector final : public Connector {
 
   Task<std::unique_ptr<Comm>> connect(const std::string& address,
                                       std::chrono::nanoseconds timeout) override {
-    HostPort hp = parse_ucx(address);
+    HostPort hp = parse_host_port_uri(address, "ucx");
     socklen_t len = 0;
     sockaddr_storage sa = tcp::resolve(hp, len);
     co_return co_await connect_with_retry(

@@ -31,6 +31,19 @@ TEST(Address, HostPort) {
     EXPECT_THROW(parse_host_port(bad), AddressError) << bad;
 }
 
+TEST(Address, HostPortOfAUriOfOneScheme) {
+  HostPort hp = parse_host_port_uri("tcp://node1:4000", "tcp");
+  EXPECT_EQ(hp.host, "node1");
+  EXPECT_EQ(hp.port, 4000);
+  try {
+    parse_host_port_uri("ucx://node1:4000", "tcp");
+    FAIL() << "a ucx address was taken for tcp";
+  } catch (const AddressError& e) {
+    EXPECT_STREQ(e.what(), "not a tcp address: 'ucx://node1:4000'");
+  }
+  EXPECT_THROW(parse_host_port_uri("tcp://node1", "tcp"), AddressError);
+}
+
 TEST(Registry, UnknownSchemeListsKnownOnes) {
   EventLoop loop;
   try {
