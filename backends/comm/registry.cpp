@@ -39,11 +39,11 @@ std::unique_ptr<Backend> Registry::create(const std::string& scheme, EventLoop& 
 }
 
 const PolicyInfo& BackendInfo::policy(const std::string& name) const {
-  check_policy(progress_policies, name, scheme);
   if (name.empty()) return progress_policies.front();
   for (const auto& p : progress_policies)
     if (p.name == name) return p;
-  throw std::logic_error("unreachable: check_policy accepted " + name);
+  check_policy(progress_policies, name, scheme);  // throws: no policy is called `name`
+  throw std::logic_error("check_policy accepted " + name);
 }
 
 bool BackendInfo::reads_setting(const std::string& key) const {

@@ -28,15 +28,13 @@ struct DriverEnv {
 
 class Driver {
  public:
-  // `raw_index`: which raw baseline's driver this is (kRawIndex<T>, raw_driver_list.hpp),
-  // -1 for the coroutine comm driver. run_loop() turns it into the type the benchmark's
-  // loop is instantiated for, once per repetition, so no message pays for the dispatch.
-  explicit Driver(DriverEnv& env, int raw_index = -1) : env_(env), raw_index_(raw_index) {}
+  // run_loop() finds the concrete type (dynamic_cast, once per repetition) that the
+  // benchmark's loop is instantiated for, so no message pays for the dispatch.
+  explicit Driver(DriverEnv& env) : env_(env) {}
   virtual ~Driver() = default;
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
 
-  int raw_index() const { return raw_index_; }
   int rank() const { return env_.boot.rank(); }
 
   virtual std::string backend() const = 0;   // CSV "backend" (tcp, raw-tcp, ...)
@@ -66,7 +64,6 @@ class Driver {
   DriverEnv& env_;
 
  private:
-  int raw_index_;
   std::string idle_;
 };
 

@@ -19,8 +19,8 @@ namespace commbench {
 class RawDriver : public Driver {
  public:
   // `variant`: one of the baseline's variants (make_driver checked the name).
-  RawDriver(int raw_index, const RawBaseline& baseline, const RawVariant& variant, DriverEnv& env)
-      : Driver(env, raw_index), baseline_(baseline), variant_(variant) {}
+  RawDriver(const RawBaseline& baseline, const RawVariant& variant, DriverEnv& env)
+      : Driver(env), baseline_(baseline), variant_(variant) {}
   std::string backend() const override { return baseline_.name; }
   std::string progress() const override { return variant_.name; }
 

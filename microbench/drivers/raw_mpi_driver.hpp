@@ -46,8 +46,7 @@ class RawMpiDriver final : public RawDriver {
   static constexpr const RawBaseline& kBaseline = kRawMpi;
   static constexpr bool kEmptyMessages = true;
 
-  RawMpiDriver(DriverEnv& env, const RawVariant& variant)
-      : RawDriver(kRawIndex<RawMpiDriver>, kBaseline, variant, env) {}
+  RawMpiDriver(DriverEnv& env, const RawVariant& variant) : RawDriver(kBaseline, variant, env) {}
   ~RawMpiDriver() override;
 
   void connect() override;

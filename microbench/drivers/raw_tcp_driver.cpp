@@ -64,7 +64,7 @@ void send_hello(int fd, const PeerAuth& auth) {
 }  // namespace
 
 RawTcpDriver::RawTcpDriver(DriverEnv& env, const RawVariant& variant)
-    : RawDriver(kRawIndex<RawTcpDriver>, kBaseline, variant, env),
+    : RawDriver(kBaseline, variant, env),
       flags_(std::string_view(variant.name) == "busy-poll" ? MSG_DONTWAIT : 0) {}
 
 void RawTcpDriver::connect() {

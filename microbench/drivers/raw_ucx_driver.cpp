@@ -41,8 +41,7 @@ std::vector<std::string> RawUcxDriver::transports() const {
 }
 
 RawUcxDriver::RawUcxDriver(DriverEnv& env, const RawVariant& variant)
-    : RawDriver(kRawIndex<RawUcxDriver>, kBaseline, variant, env),
-      sleeps_(std::string_view(variant.name) == "sleep") {}
+    : RawDriver(kBaseline, variant, env), sleeps_(std::string_view(variant.name) == "sleep") {}
 
 void RawUcxDriver::connect() {
   using raw_ucx::check;

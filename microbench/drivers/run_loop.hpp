@@ -44,8 +44,7 @@ template <typename Loop, typename... T>
 size_t run_any_raw(Driver& d, size_t size, Loop& loop, TypeList<T...>) {
   size_t wrong = 0;
   bool ran =
-      ((d.raw_index() == kRawIndex<T> ? (wrong = run_raw(static_cast<T&>(d), size, loop), true)
-                                      : false) ||
+      ((dynamic_cast<T*>(&d) ? (wrong = run_raw(static_cast<T&>(d), size, loop), true) : false) ||
        ...);
   if (!ran) throw std::logic_error("run_loop: a driver of no known kind");
   return wrong;
@@ -56,10 +55,8 @@ size_t run_any_raw(Driver& d, size_t size, Loop& loop, TypeList<T...>) {
 template <typename Loop>
 size_t run_loop(Driver& d, size_t size, Loop&& loop) {
   if (d.rank() > 1) return 0;
-  if (d.raw_index() < 0) {
-    auto& comm = static_cast<CommDriver&>(d);
-    return comm.run_watched([&](CancelToken token) { return loop(comm, token); });
-  }
+  if (auto* comm = dynamic_cast<CommDriver*>(&d))
+    return comm->run_watched([&](CancelToken token) { return loop(*comm, token); });
   return detail::run_any_raw(d, size, loop, RawDriverTypes{});
 }
 
