@@ -247,6 +247,41 @@ class VerdictTest(unittest.TestCase):
             self.assertEqual(regress.summarize("overhead/tcp:epoll", vals)["second_worst_rel"],
                              0.0)
 
+    def test_a_minority_state_is_held_by_the_band(self):
+        # stop 33: CI failed a healthy build. overhead/mpi:batched in the committed
+        # reference: 8 runs at ~1.40 (raw-mpi ~1.05 us), 2 at ~1.72 (raw-mpi ~0.65 us); the
+        # second-worst rule put the band at 1.696 and a check whose runs all sat in the
+        # minority state (best 1.73) failed.
+        runs = [1.3286, 1.73924, 1.69596, 1.33489, 1.40756, 1.41521, 1.42979, 1.32332,
+                1.45319, 1.40216]
+        check = {"overhead/mpi:batched": [1.77, 1.75, 1.73, 1.76, 1.74, 1.75]}
+        e = regress.summarize("overhead/mpi:batched", runs)
+        self.assertEqual(e["two_states"]["worse_runs"], 2)
+        self.assertAlmostEqual(e["two_states"]["worse_median"], 1.7176, places=3)
+        # the band holds the worse state as its own band would (15 % over its median) ...
+        # (tolerance_rel is stored to 4 decimals)
+        self.assertGreaterEqual(e["value"] * (1 + e["tolerance_rel"]), 1.7176 * 1.15 * 0.9999)
+        # ... so a 30 % slowdown of the better state could pass it: reported, not gated
+        self.assertIs(e["gated"], False)
+        self.assertIn("two states", e["not_gated"])
+        self.assertEqual(regress.judge(check, {"metrics": {"overhead/mpi:batched": e}})[
+            "regressed"], [])
+        # the rule before: the same check failed
+        old = dict(e, tolerance_rel=e["second_worst_rel"], gated=True)
+        self.assertEqual(regress.judge(check, {"metrics": {"overhead/mpi:batched": old}})[
+            "regressed"], ["overhead/mpi:batched"])
+        # higher is better: the worse state is the lower one
+        e = regress.summarize("app/merge/comm_MBps/tcp", [1000, 1010, 990, 1005, 995, 1002,
+                                                          998, 1003, 600, 610])
+        self.assertAlmostEqual(e["two_states"]["worse_median"], 605, places=3)
+        self.assertLessEqual(e["value"] / (1 + e["tolerance_rel"]), 605 / 1.15 * 1.0001)
+        # one state, however spread: no two_states, the band as before
+        e = regress.summarize("overhead/tcp:epoll", [1.19, 1.30, 1.31, 1.16, 1.19, 1.19,
+                                                     1.22, 1.19, 1.23, 1.24])
+        self.assertNotIn("two_states", e)
+        self.assertIs(e["gated"], True)
+        self.assertIsNone(regress.worse_state("overhead/tcp:epoll", [1.0] * 10))
+
     def test_verdict_bands(self):
         # a band either side of the median: worse beyond median x (1 + tol) (lower is
         # better) or median / (1 + tol) (higher is better); better the other way

@@ -51,7 +51,7 @@ def _best_split(logs):
     return best
 
 
-def classify(values):
+def classify(values, min_ratio=MIN_RATIO):
     """The study's latency mode from its probe values (ns). Returns a dict:
       modes:     1 or 2 (0 without enough probes: fewer than 2 * MIN_MEMBERS)
       clusters:  [{"median_ns", "n", "lo_ns", "hi_ns"}] low first (one entry for one mode)
@@ -60,6 +60,8 @@ def classify(values):
       gap_sd:    the gap between them in pooled standard deviations (None: no fit)
       why:       one sentence saying what decided it
       label:     function value -> "fast" | "slow" | "one mode" | "outlier" for this study
+    min_ratio: the least ratio of the cluster medians that counts as two modes (MIN_RATIO
+    for the probe; scripts/regress asks for less of a benchmark metric's two states)
     """
     vals = sorted(v for v in values if v is not None and v > 0 and math.isfinite(v))
     out = {"modes": 0, "clusters": [], "outliers": [], "ratio": None, "gap_sd": None,
@@ -82,7 +84,8 @@ def classify(values):
             vals = hi if small is lo else lo
             continue
         break
-    pooled = math.sqrt(sse / max(len(vals) - 2, 1))
+    # max(): the prefix sums leave a tiny negative sum of squares for repeated values
+    pooled = math.sqrt(max(sse, 0.0) / max(len(vals) - 2, 1))
     ratio = statistics.median(hi) / statistics.median(lo)
     gap = math.log(hi[0]) - math.log(lo[-1])
     gap_sd = gap / pooled if pooled > 0 else math.inf
@@ -91,7 +94,7 @@ def classify(values):
     def cluster(vs):
         return {"median_ns": statistics.median(vs), "n": len(vs), "lo_ns": vs[0],
                 "hi_ns": vs[-1]}
-    two = min(len(lo), len(hi)) >= MIN_MEMBERS and ratio >= MIN_RATIO and gap_sd >= GAP_SPREADS
+    two = min(len(lo), len(hi)) >= MIN_MEMBERS and ratio >= min_ratio and gap_sd >= GAP_SPREADS
     if two:
         cut = math.sqrt(lo[-1] * hi[0])  # geometric middle of the empty gap
         out.update(modes=2, clusters=[cluster(lo), cluster(hi)])
@@ -105,8 +108,8 @@ def classify(values):
         reasons = []
         if min(len(lo), len(hi)) < MIN_MEMBERS:
             reasons.append("one side of the best split holds a single probe")
-        if ratio < MIN_RATIO:
-            reasons.append("its cluster medians differ only %.2fx (< %.1fx)" % (ratio, MIN_RATIO))
+        if ratio < min_ratio:
+            reasons.append("its cluster medians differ only %.2fx (< %.1fx)" % (ratio, min_ratio))
         if gap_sd < GAP_SPREADS:
             reasons.append("the gap between them is %.1f pooled standard deviations (< %.0f)"
                            % (gap_sd, GAP_SPREADS))
