@@ -9,6 +9,7 @@
 
 #include "comm/buffer.hpp"
 #include "gpu/gpu_path.hpp"
+#include "gpu_test_support.hpp"
 #include "workloads/cuda/merge_gpu.hpp"
 #include "workloads/cuda/transpose_add_gpu.hpp"
 
@@ -16,13 +17,6 @@ using namespace commbench;
 namespace ag = commbench::app::gpu;
 
 namespace {
-
-#define REQUIRE_DEVICE(ops)                  \
-  std::string why_##ops;                     \
-  auto* ops = gpu::device_ops(&why_##ops);   \
-  if (!ops) {                                \
-    GTEST_SKIP() << "no GPU: " << why_##ops; \
-  }
 
 // Device copy of a host vector, freed with the Storage.
 template <typename T>

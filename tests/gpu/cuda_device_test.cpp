@@ -13,6 +13,7 @@
 #include "gpu/gpu_path.hpp"
 #include "gpu/ipc_handle_cache.hpp"
 #include "gpu/staged_comm.hpp"
+#include "gpu_test_support.hpp"
 #include "runtime/timeout.hpp"
 #include "runtime/when_all.hpp"
 
@@ -21,19 +22,6 @@ using namespace commbench::gpu;
 using namespace std::chrono_literals;
 
 namespace {
-
-DeviceOps* device_or_skip() {
-  std::string why;
-  return device_ops(&why);
-}
-
-#define REQUIRE_DEVICE(ops)            \
-  DeviceOps* ops = device_or_skip();   \
-  if (!ops) {                          \
-    std::string why;                   \
-    device_ops(&why);                  \
-    GTEST_SKIP() << "no GPU: " << why; \
-  }
 
 std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
   std::vector<uint8_t> v(n);

@@ -12,6 +12,7 @@
 #include "comm/errors.hpp"
 #include "comm/registry.hpp"
 #include "gpu/host_device_ops.hpp"
+#include "gpu_test_support.hpp"
 #include "loop_fixture.hpp"
 #include "pattern_message.hpp"
 #include "runtime/when_all.hpp"
@@ -23,8 +24,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto H = MemoryKind::host;
-constexpr auto D = MemoryKind::cuda;
+using gpu_test::D;
+using gpu_test::H;
 
 // Sits between StagedComm and TCP and notes, for every inner write and read, whether a
 // staging copy was still pending when it started: that is the overlap the pipeline is for.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "comm/errors.hpp"
+#include "gpu_test_support.hpp"
 
 using namespace commbench;
 using namespace commbench::gpu;
@@ -16,8 +17,8 @@ Message shape(std::vector<std::pair<size_t, MemoryKind>> frames) {
   return m;
 }
 
-constexpr auto H = MemoryKind::host;
-constexpr auto D = MemoryKind::cuda;
+using gpu_test::D;
+using gpu_test::H;
 
 }  // namespace
 
