@@ -13,9 +13,12 @@ next test's "Start" or result line."""
 import re
 import sys
 
-RESULT = re.compile(r"^\s*\d+/\d+ Test +#\d+: (\S+) \.*\s*(\**\s*\S.*?)\s+[\d.]+ sec\s*$")
+# The head of a result line only: a test that failed its PASS_REGULAR_EXPRESSION has the
+# regex printed in it, newline and all ("Regex=[PASS: ...\n]"), so its " N sec" ends the
+# next line.
+RESULT = re.compile(r"^\s*\d+/\d+ Test +#\d+: (\S+) \.*\s*(.*?)(?:\s+[\d.]+ sec)?\s*$")
 START = re.compile(r"^\s*Start +\d+: ")
-FAILED = re.compile(r"\*\*\*(Failed|Timeout|Exception)|Failed|Not Run")
+FAILED = re.compile(r"\*\*\*(Failed|Timeout|Exception)|\bFailed\b|Not Run(?! \(Disabled\))")
 TAIL = re.compile(r"^(The following tests|Label Time Summary|Total Test time|"
                   r"\d+% tests passed|Errors while running CTest)")
 
@@ -41,7 +44,7 @@ def main(argv):
     if len(argv) not in (2, 3):
         print("usage: ctest_failures.py CTEST_LOG [LINES]", file=sys.stderr)
         return 2
-    keep = int(argv[2]) if len(argv) == 3 else 40
+    keep = max(1, int(argv[2])) if len(argv) == 3 else 40
     with open(argv[1], errors="replace") as f:
         found = failures(f)
     for name, result, output in found:

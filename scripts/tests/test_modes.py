@@ -72,6 +72,20 @@ class ClassifyTest(unittest.TestCase):
         self.assertEqual(c["modes"], 1)
         self.assertIn("differ only 1.30x", c["why"])
 
+    def test_a_lower_ratio_can_be_asked_for(self):
+        # scripts/regress asks for two states of a benchmark metric 10 % apart
+        vals = [100.0 + 0.1 * i for i in range(10)] + [130.0 + 0.1 * i for i in range(10)]
+        c = modes.classify(vals, min_ratio=1.1)
+        self.assertEqual(c["modes"], 2)
+        self.assertEqual([x["n"] for x in c["clusters"]], [10, 10])
+
+    def test_repeated_values_are_one_mode(self):
+        # the prefix sums left -4e-15 as the sum of squares of ten equal logs of 0.3, and
+        # its square root raised (a gate metric that repeats a value exactly)
+        for v in (0.3, 1.7, 13.0):
+            c = modes.classify([v] * 10, min_ratio=1.1)
+            self.assertEqual(c["modes"], 1)
+
     def test_too_few_probes_decide_nothing(self):
         self.assertEqual(modes.classify([100.0, 250.0])["modes"], 0)
         self.assertEqual(modes.classify([])["label"](1.0), "unknown")
