@@ -102,8 +102,8 @@ class MetricTableTest(unittest.TestCase):
     def test_the_gate_runs_every_app_and_every_required_metric(self):
         names = {m.pattern.split("/")[0] if not m.pattern.startswith("app/")
                  else m.pattern.split("/")[2] for m in regress.METRICS}
-        self.assertEqual(names, {"overhead", "latency_us", "raw_us", "machine", "wall", "comm",
-                                 "comm_MBps"})
+        self.assertEqual(names, {"overhead", "excess_ns", "latency_us", "raw_us", "machine",
+                                 "wall", "comm", "comm_MBps"})
         self.assertEqual(set(regress.GATE_APPS), set(regress.matrix.APPS))
         self.assertTrue({"groupby", "sort", "matmul"} <= set(regress.GATE_APPS))
         # every latency metric is guarded by the probe, never by a metric of the code
@@ -123,12 +123,13 @@ class MetricTableTest(unittest.TestCase):
             regress.METRICS.remove(extra)
 
     def test_injected_metrics(self):
-        keys = ["overhead/mpi:cooperative", "raw_us/raw-mpi:blocking",
+        keys = ["overhead/mpi:cooperative", "raw_us/raw-mpi:blocking", "excess_ns/mpi:cooperative",
                 "latency_us/mpi:cooperative", "app/merge/wall/mpi-over-tcp",
                 "app/merge/comm/mpi-over-tcp", "app/merge/comm_MBps/mpi"]
         self.assertEqual(regress.expected_hits(keys),
-                         ["app/merge/comm_MBps/mpi", "latency_us/mpi:cooperative",
-                          "overhead/mpi:cooperative"])
+                         ["app/merge/comm_MBps/mpi", "excess_ns/mpi:cooperative",
+                          "latency_us/mpi:cooperative", "overhead/mpi:cooperative"])
+        self.assertEqual(regress.delay_target("excess_ns/mpi:cooperative"), "mpi:cooperative")
 
 
 class MetricValuesTest(unittest.TestCase):
@@ -147,6 +148,25 @@ class MetricValuesTest(unittest.TestCase):
                                      "raw_us/raw-tcp:blocking", "raw_us/raw-tcp:busy-poll",
                                      regress.PROBE_KEY})
         self.assertEqual(regress.evaluate({"probe": [None]}), {})  # no probe: no guard
+        # tcp:epoll was faster than raw at 1 B and equal at 4 KiB: no cost, no excess_ns
+
+    def test_excess_is_one_value_across_the_two_states(self):
+        # the layer adds 0.45 us to a raw path of 0.65 or 1.05 us (the VM's two states):
+        # the ratio reads 1.69 or 1.43, the excess 450 ns both times
+        for raw in (0.65, 1.05):
+            rows = [pp("mpi", "batched", s, raw + 0.45, run_id="r%g" % raw) for s in (1, 64, 4096)]
+            rows += [pp("raw-mpi", "blocking", s, raw, run_id="r%g" % raw) for s in (1, 64, 4096)]
+            rows.append(pp("mpi", "batched", 65536, raw + 9.0, run_id="r%g" % raw))  # not small
+            rows.append(pp("raw-mpi", "blocking", 65536, raw, run_id="r%g" % raw))
+            vals = regress.evaluate({"pingpong": rows})
+            self.assertAlmostEqual(vals["excess_ns/mpi:batched"], 450.0)
+            self.assertAlmostEqual(vals["overhead/mpi:batched"], 1 + 0.45 / raw)
+        # median over sizes (a difference may be negative at one size)
+        rows = [pp("mpi", "batched", 1, 1.0), pp("raw-mpi", "blocking", 1, 1.2),
+                pp("mpi", "batched", 64, 1.5), pp("raw-mpi", "blocking", 64, 1.0),
+                pp("mpi", "batched", 512, 1.3), pp("raw-mpi", "blocking", 512, 1.0)]
+        self.assertAlmostEqual(regress.evaluate({"pingpong": rows})["excess_ns/mpi:batched"],
+                               300.0)
 
     def test_app_ratios_and_throughput(self):
         vals = regress.evaluate({"app": app_rows()})

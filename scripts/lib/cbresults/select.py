@@ -112,10 +112,20 @@ def raw_choices(rows, benchmark="pingpong", metric="latency_us_p50"):
     return {k: dict(v) for k, v in out.items()}
 
 
-def overhead_ratios(rows, benchmark="pingpong", metric="latency_us_p50"):
+def ratio(value, base):
+    return value / base
+
+
+def excess_ns(value_us, base_us):
+    """How much longer than its raw baseline, in ns (from two latencies in us)."""
+    return (value_us - base_us) * 1000.0
+
+
+def overhead_ratios(rows, benchmark="pingpong", metric="latency_us_p50", combine=ratio):
     """Coroutine / raw ratio of the same family, taken only between rows of the same run
     (interleaved, so both saw the same machine state) and against the fastest raw variant
-    of that run (raw_ceilings): {(backend, progress, mpi): {size: median ratio over runs}}."""
+    of that run (raw_ceilings): {(backend, progress, mpi): {size: median ratio over runs}}.
+    combine=excess_ns: the difference in ns instead of the ratio."""
     raw = {k: v for k, (v, _variant) in raw_ceilings(rows, benchmark, metric).items()}
     acc = defaultdict(lambda: defaultdict(list))
     for r in rows:
@@ -124,7 +134,7 @@ def overhead_ratios(rows, benchmark="pingpong", metric="latency_us_p50"):
         base = raw.get((r["run_id"], r["backend"], int(r["size_bytes"])))
         if base:
             acc[(r["backend"], progress_label(r), r["mpi"])][int(r["size_bytes"])].append(
-                r[metric] / base)
+                combine(r[metric], base))
     return {k: {s: median(v) for s, v in sorted(d.items())} for k, d in acc.items()}
 
 
