@@ -319,6 +319,26 @@ class VerdictTest(unittest.TestCase):
         self.assertNotIn(9.0, worse + better)
         self.assertEqual(len(worse) + len(better), 12)
 
+    def test_excess_is_gated_by_what_its_path_slowdown_does_to_it(self):
+        # mpi:blocking on 2026-11-29: ~1.0 us one-way, of which ~0.29 us over raw-mpi. A
+        # 30 % slowdown of the path adds ~0.3 us: the excess doubles. Its runs spread
+        # +-20 %, a band a 30 % move of the metric itself could pass: gated all the same.
+        exc = [220, 230, 260, 270, 300, 300, 280, 280, 290, 290, 300, 310, 250, 300, 350,
+               340, 256, 270, 305, 323]
+        lat = [0.95 + 0.001 * i for i in range(20)]
+        refm = regress.summarize_all({"excess_ns/mpi:blocking": exc,
+                                      "latency_us/mpi:blocking": lat})
+        e = refm["excess_ns/mpi:blocking"]
+        self.assertAlmostEqual(e["leverage"], 0.9595 * 1000 / 290, places=2)
+        self.assertGreater(e["allowed_slowdown"], 1.3)  # as a metric of its own: noisy
+        self.assertIs(e["gated"], True)
+        self.assertIs(regress.summarize("excess_ns/mpi:blocking", exc)["gated"], False)
+        # a 30 % slower path: best-of-3 excess 220 + 0.3 x 950 ns is out of the band
+        self.assertTrue(regress.verdict("excess_ns/mpi:blocking", e, 220 + 0.3 * 950)[1])
+        # and a healthy best-of-3 inside it
+        self.assertFalse(regress.verdict("excess_ns/mpi:blocking", e, 350)[1])
+        self.assertEqual(regress.excess_leverage("excess_ns/ucx:event", {}), 1.0)
+
     def test_verdict_bands(self):
         # a band either side of the median: worse beyond median x (1 + tol) (lower is
         # better) or median / (1 + tol) (higher is better); better the other way
