@@ -313,6 +313,14 @@ class VerdictTest(unittest.TestCase):
         self.assertGreater(e["typical_best_of_3"], 1.6)  # the 5th best of 20: worse state
         self.assertIs(e["gated"], False)
         self.assertIn("the better (4 runs)", e["not_gated"])
+        # a lone outlier beyond the larger cluster hid the two states (overhead/ucx:polling,
+        # 2026-11-29): set aside, the split is found and the better state ungates the ratio
+        runs = [1.31, 1.319, 1.345, 1.669, 1.716, 1.736, 1.738, 1.747, 1.754, 1.764, 1.781,
+                1.802, 1.806, 1.822, 1.825, 1.833, 1.929, 1.933, 1.996, 2.694]
+        self.assertEqual(regress.modes.classify(runs, min_ratio=1.1)["modes"], 1)
+        worse, better = regress.two_states("overhead/ucx:polling", runs)
+        self.assertEqual((len(worse), len(better)), (16, 3))
+        self.assertIs(regress.summarize("overhead/ucx:polling", runs)["gated"], False)
         # a lone outlier is in neither state
         runs = [1.0, 1.01, 0.99, 1.02, 1.0, 1.4, 1.41, 1.39, 1.42, 1.4, 1.01, 1.4, 9.0]
         worse, better = regress.two_states("overhead/mpi:batched", runs)
