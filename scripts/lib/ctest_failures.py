@@ -18,7 +18,7 @@ import sys
 # next line.
 RESULT = re.compile(r"^\s*\d+/\d+ Test +#\d+: (\S+) \.*\s*(.*?)(?:\s+[\d.]+ sec)?\s*$")
 START = re.compile(r"^\s*Start +\d+: ")
-FAILED = re.compile(r"\*\*\*(Failed|Timeout|Exception)|\bFailed\b|Not Run(?! \(Disabled\))")
+FAILED = re.compile(r"Failed|Timeout|Exception|Not Run(?! \(Disabled\))")
 TAIL = re.compile(r"^(The following tests|Label Time Summary|Total Test time|"
                   r"\d+% tests passed|Errors while running CTest)")
 

@@ -2,6 +2,7 @@
 here works from CSV rows alone."""
 
 import math
+import operator
 import statistics
 from collections import defaultdict
 
@@ -112,16 +113,13 @@ def raw_choices(rows, benchmark="pingpong", metric="latency_us_p50"):
     return {k: dict(v) for k, v in out.items()}
 
 
-def ratio(value, base):
-    return value / base
-
-
 def excess_ns(value_us, base_us):
     """How much longer than its raw baseline, in ns (from two latencies in us)."""
     return (value_us - base_us) * 1000.0
 
 
-def overhead_ratios(rows, benchmark="pingpong", metric="latency_us_p50", combine=ratio):
+def overhead_ratios(rows, benchmark="pingpong", metric="latency_us_p50",
+                    combine=operator.truediv):
     """Coroutine / raw ratio of the same family, taken only between rows of the same run
     (interleaved, so both saw the same machine state) and against the fastest raw variant
     of that run (raw_ceilings): {(backend, progress, mpi): {size: median ratio over runs}}.
