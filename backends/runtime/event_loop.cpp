@@ -116,10 +116,16 @@ void EventLoop::wake(FdWait*& waiter, uint32_t events) {
   if (!waiter) return;
   FdWait* w = waiter;
   waiter = nullptr;
-  --fd_waiters_;
+  forget(w);
   if (w->token_.can_be_cancelled()) w->token_.state()->remove(&w->reg_);
   w->events_ = events;
   schedule(w->handle_);
+}
+
+void EventLoop::forget(FdWait* w) noexcept {
+  --fd_waiters_;
+  if (w->lazy_) --lazy_waiters_;
+  if (probing_ == w) probing_ = nullptr;
 }
 
 void FdWait::await_suspend(std::coroutine_handle<> h) {
@@ -130,6 +136,8 @@ void FdWait::await_suspend(std::coroutine_handle<> h) {
   if (place) throw std::logic_error("two coroutines wait on the same fd direction");
   place = this;
   ++loop_.fd_waiters_;
+  if (lazy_) ++loop_.lazy_waiters_;
+  if (probe_ && !loop_.probing_) loop_.probing_ = this;
   token_.watch(reg_, &FdWait::cancel_cb, this);
 }
 
@@ -139,7 +147,7 @@ void FdWait::cancel_cb(CancelRegistration* r) {
   FdWait*& place = self->for_write_ ? s.writer : s.reader;
   if (place == self) {
     place = nullptr;
-    --self->loop_.fd_waiters_;
+    self->loop_.forget(self);
   }
   self->resume_cancelled(self->loop_);
 }
@@ -234,7 +242,11 @@ bool EventLoop::poll_epoll(int64_t timeout_ns) {
     FdSlot& s = fds_[static_cast<size_t>(fd)];
     uint32_t ev = events[i].events;
     constexpr uint32_t kBroken = EPOLLHUP | EPOLLERR;
-    if (s.reader && (ev & (EPOLLIN | EPOLLRDHUP | kBroken))) {
+    // A reader with a probe wakes with its result: the loop makes its attempt on epoll's
+    // word (the recv the reader would make next), and wakes it when that finishes or on a
+    // hang-up.
+    if (s.reader && (ev & (EPOLLIN | EPOLLRDHUP | kBroken)) &&
+        ((ev & kBroken) || s.reader->attempt())) {
       wake(s.reader, ev);
       woke = true;
     }
@@ -244,6 +256,19 @@ bool EventLoop::poll_epoll(int64_t timeout_ns) {
     }
   }
   return woke;
+}
+
+bool EventLoop::peek_epoll() {
+  ++stats_.peeks;
+  return poll_epoll(0);
+}
+
+bool EventLoop::run_probe() {
+  FdWait* w = probing_;
+  ++stats_.probes;
+  if (!w->attempt()) return false;
+  wake(fds_[static_cast<size_t>(w->fd_)].reader, EPOLLIN);
+  return true;
 }
 
 bool EventLoop::turn() {
@@ -264,7 +289,15 @@ bool EventLoop::turn() {
     check_timers_now_ = false;
     if (fire_timers(now_ns())) worked = true;
   }
-  if (fd_waiters_ > 0 && poll_epoll(0)) worked = true;
+  // Descriptors: a reader with a probe that is the only prompt waiter makes its own
+  // attempt, lazy waits (incoming()) get an epoll peek every 8th turn; otherwise every
+  // turn peeks at epoll for all waiters.
+  if (probing_ && fd_waiters_ - lazy_waiters_ == 1) {
+    if (run_probe()) worked = true;
+    if (lazy_waiters_ > 0 && (stats_.turns & 7) == 0 && peek_epoll()) worked = true;
+  } else if (fd_waiters_ > 0 && peek_epoll()) {
+    worked = true;
+  }
   return worked;
 }
 
@@ -350,12 +383,15 @@ void EventLoop::idle() {
     ++stats_.blocks;
   }
   uint64_t before = now_ns();
-  poll_epoll(timeout);
+  bool woke = poll_epoll(timeout);
   stats_.slept_ns += now_ns() - before;
   check_timers_now_ = true;  // the sleep may have passed a deadline
   disarm_all();
-  // After a real block, spin again before the next one: a reply usually follows soon.
-  if (!nap) idle_since_ns_ = 0;
+  // After a block that woke someone, spin again before the next one: a reply usually
+  // follows soon. A block that ended on an edge nobody needed (an EPOLLOUT after a send,
+  // readiness a probe's attempt found empty) or on a timer (whose firing is work next
+  // turn) is no sign of that, and does not restart the spin.
+  if (!nap && woke) idle_since_ns_ = 0;
 }
 
 }  // namespace commbench

@@ -2,7 +2,8 @@
 //
 // A turn runs the coroutines that were ready when it began, polls every registered
 // poller that has work, fires expired timers and, while anyone waits on a descriptor,
-// peeks at epoll without blocking. When a turn did nothing the loop is idle: it keeps
+// peeks at epoll without blocking (or, while one reader is the only prompt waiter, makes
+// that reader's recv for it: FdProbe). When a turn did nothing the loop is idle: it keeps
 // spinning for `spin_budget` (a message arriving within microseconds is picked up at
 // once), then arms the pollers and blocks in epoll until a descriptor, a poller's wake fd
 // or the next timer needs it. A poller that cannot arm (MPI) makes the loop nap instead,
@@ -47,6 +48,8 @@ struct LoopStats {
   uint64_t blocks = 0;    // times it blocked in epoll with every poller armed
   uint64_t naps = 0;      // bounded sleeps because a poller could not arm
   uint64_t slept_ns = 0;  // wall time spent blocked or napping
+  uint64_t peeks = 0;     // zero-timeout epoll calls of turns
+  uint64_t probes = 0;    // turns that made a waiting reader's probe instead of a peek
 };
 
 class EventLoop;
@@ -74,20 +77,44 @@ class CancellableWait {
   bool timed_out_ = false;
 };
 
-// Awaitable: suspends until a watched descriptor is readable or writable (or hung up).
+// A reader's own attempt at the operation it waits for (a non-blocking recv, say), which
+// the loop makes for it instead of asking epoll. `attempt` returns true when the operation
+// finished (data, end of stream or an error, kept in `ctx` for the waiter) and false when
+// it would still block. Why: a reader that spins on epoll pays, once data arrives, the
+// epoll call that sees it and then its own recv; a raw loop's recv that spins finds and
+// takes the data in one call. With a probe the spin is the recv itself (see turn()).
+struct FdProbe {
+  bool (*attempt)(void* ctx) = nullptr;
+  void* ctx = nullptr;
+  explicit operator bool() const noexcept { return attempt != nullptr; }
+};
+
+// Awaitable: suspends until a watched descriptor is readable or writable (or hung up);
+// with a probe, until the probe's attempt finished (or the descriptor hung up).
 class FdWait : public CancellableWait {
  public:
-  FdWait(EventLoop& loop, int fd, bool for_write, CancelToken token) noexcept
-      : CancellableWait(token), loop_(loop), fd_(fd), for_write_(for_write) {}
+  // `lazy`: a wait that a few microseconds of delay cost nothing (see EventLoop::incoming).
+  FdWait(EventLoop& loop, int fd, bool for_write, CancelToken token, FdProbe probe = {},
+         bool lazy = false) noexcept
+      : CancellableWait(token),
+        loop_(loop),
+        fd_(fd),
+        for_write_(for_write),
+        lazy_(lazy),
+        probe_(probe) {}
   void await_suspend(std::coroutine_handle<> h);
   uint32_t await_resume();  // epoll event bits; throws if cancelled
 
  private:
   friend class EventLoop;
   static void cancel_cb(CancelRegistration* r);
+  // True when the wait is over: no probe (readiness is enough) or the probe finished.
+  bool attempt() const { return !probe_ || probe_.attempt(probe_.ctx); }
   EventLoop& loop_;
   int fd_;
   bool for_write_;
+  bool lazy_;
+  FdProbe probe_;
   uint32_t events_ = 0;
 };
 
@@ -179,7 +206,18 @@ class EventLoop {
   void watch_fd(int fd);
   // Wakes any waiter (it sees EPOLLHUP) and forgets the descriptor; call before close().
   void unwatch_fd(int fd);
-  FdWait readable(int fd, CancelToken token = {}) { return FdWait(*this, fd, false, token); }
+  // With a probe, the loop makes the reader's own attempt instead of peeking at epoll
+  // while this is the only prompt descriptor wait (FdProbe), and confirms epoll's edges
+  // with it.
+  FdWait readable(int fd, CancelToken token = {}, FdProbe probe = {}) {
+    return FdWait(*this, fd, false, token, probe);
+  }
+  // A listening socket's next connection: a lazy wait, which does not keep a reader from
+  // probing (while one does, the loop peeks at epoll for lazy waits every 8th turn only:
+  // a peer's connect can wait a few microseconds, the message a reader waits for cannot).
+  FdWait incoming(int fd, CancelToken token = {}) {
+    return FdWait(*this, fd, false, token, {}, true);
+  }
   FdWait writable(int fd, CancelToken token = {}) { return FdWait(*this, fd, true, token); }
 
   // --- timers ------------------------------------------------------------------------
@@ -203,9 +241,12 @@ class EventLoop {
   };
   FdSlot& slot(int fd);
   void wake(FdWait*& waiter, uint32_t events);
+  void forget(FdWait* w) noexcept;  // a waiter leaves: woken or cancelled
   bool turn();
   bool fire_timers(uint64_t now);
   bool poll_epoll(int64_t timeout_ns);
+  bool peek_epoll();
+  bool run_probe();
   void idle();
 
   LoopOptions options_;
@@ -215,6 +256,11 @@ class EventLoop {
   int epoll_fd_ = -1;
   std::vector<FdSlot> fds_;
   size_t fd_waiters_ = 0;
+  size_t lazy_waiters_ = 0;  // of fd_waiters_
+  // The descriptor wait with a probe, if any. One only: its probe stands in for epoll
+  // while it is the sole prompt waiter, when one recv costs what the epoll call would;
+  // with more, each would cost a call per turn where one epoll call covers them all.
+  FdWait* probing_ = nullptr;
   uint64_t idle_since_ns_ = 0;
   uint64_t nap_ns_ = 0;
   // Clock reads are amortized over turns (see turn() and idle()).

@@ -93,7 +93,7 @@ Task<void> accept_loop(std::shared_ptr<ListenState> st) {
     if (errno == EINTR || errno == ECONNABORTED) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
       try {
-        co_await st->loop.readable(st->fd, token);
+        co_await st->loop.incoming(st->fd, token);
       } catch (const OperationCancelled&) {
         co_return;
       }

@@ -23,6 +23,33 @@ constexpr size_t kStagingBytes = 64 * 1024;
 constexpr size_t kDirectReadBytes = kStagingBytes / 2;
 }  // namespace
 
+// A read's recv, made by the read itself and, while it waits, by the event loop as the
+// wait's probe (FdProbe): data that arrives while the loop spins is taken by the call that
+// finds it, with no epoll call before it (the raw busy-poll loop's one call per message).
+struct TcpComm::RecvAttempt {
+  int fd;
+  std::byte* at;
+  size_t room;
+  ssize_t got = -1;
+  int err = EAGAIN;
+
+  bool finished() const noexcept { return got >= 0 || (err != EAGAIN && err != EWOULDBLOCK); }
+  bool attempt() noexcept {
+    do got = ::recv(fd, at, room, 0);
+    while (got < 0 && errno == EINTR);
+    err = got < 0 ? errno : 0;
+    return finished();
+  }
+  static bool probe(void* self) noexcept { return static_cast<RecvAttempt*>(self)->attempt(); }
+  FdProbe as_probe() noexcept { return {&RecvAttempt::probe, this}; }
+};
+
+size_t TcpComm::taken(const RecvAttempt& r, const char* eof_why) {
+  if (r.got > 0) return static_cast<size_t>(r.got);
+  if (r.got == 0) fail(eof_why);
+  fail(errno_message("recv failed", r.err));
+}
+
 TcpComm::TcpComm(EventLoop& loop, int fd, const CommLimits& limits, std::shared_ptr<UringRing> ring)
     : loop_(loop),
       fd_(fd),
@@ -164,18 +191,12 @@ Task<void> TcpComm::fill_staging(size_t want, CancelToken token) {
       fail(errno_message("recv failed", -n));
     }
 #endif
-    ssize_t n = ::recv(fd_, staging_.get() + end_, staging_size_ - end_, 0);
-    if (n > 0) {
-      end_ += static_cast<size_t>(n);
-      continue;
+    RecvAttempt r{fd_, staging_.get() + end_, staging_size_ - end_};
+    if (!r.attempt()) {
+      co_await loop_.readable(fd_, token, r.as_probe());
+      if (!r.finished()) continue;  // a hang-up woke it: check_open or the next recv says
     }
-    if (n == 0) fail(end_ == begin_ ? "closed by peer" : "closed by peer mid-message");
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      co_await loop_.readable(fd_, token);
-      continue;
-    }
-    fail(errno_message("recv failed", errno));
+    end_ += taken(r, end_ == begin_ ? "closed by peer" : "closed by peer mid-message");
   }
 }
 
@@ -211,19 +232,14 @@ Task<void> TcpComm::read_into(std::byte* out, size_t n, CancelToken token) {
       fail(errno_message("recv failed", -got));
     }
 #endif
-    ssize_t got = ::recv(fd_, out, n, 0);
-    if (got > 0) {
-      out += got;
-      n -= static_cast<size_t>(got);
-      continue;
+    RecvAttempt r{fd_, out, n};
+    if (!r.attempt()) {
+      co_await loop_.readable(fd_, token, r.as_probe());
+      if (!r.finished()) continue;
     }
-    if (got == 0) fail("closed by peer mid-message");
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      co_await loop_.readable(fd_, token);
-      continue;
-    }
-    fail(errno_message("recv failed", errno));
+    size_t got = taken(r, "closed by peer mid-message");
+    out += got;
+    n -= got;
   }
 }
 

@@ -50,6 +50,11 @@ class TcpComm final : public Comm {
   // Fills `out` completely: first from staging, then straight from the socket.
   Task<void> read_into(std::byte* out, size_t n, CancelToken token);
   Task<void> send_iov(::iovec* iov, size_t count, CancelToken token);
+  // One non-blocking recv, which the event loop also makes as the read's probe (tcp_comm.cpp).
+  struct RecvAttempt;
+  // The bytes a finished attempt received (> 0); fails the comm at end of stream (`eof_why`)
+  // or on an error.
+  size_t taken(const RecvAttempt& r, const char* eof_why);
   [[noreturn]] void fail(const std::string& why);
   void check_open(const char* op) const;
   // Ends whatever the ring still has in flight on the socket, before it is closed.

@@ -294,3 +294,143 @@ TEST(EventLoop, PollerCompletesWaiter) {
 }
 
 }  // namespace
+
+namespace {
+
+// --- probes (FdProbe): a waiting reader's own recv made by the loop -------------------
+
+// One recv of up to 8 bytes from `fd`, as a reader's attempt and its probe; counts the
+// attempts the loop made so a test can tell a probe from a readiness wake.
+struct ProbedRecv {
+  int fd;
+  char buf[8] = {};
+  ssize_t got = -1;
+  int err = EAGAIN;
+  int by_loop = 0;
+  bool finished() const { return got >= 0 || (err != EAGAIN && err != EWOULDBLOCK); }
+  bool attempt() {
+    got = recv(fd, buf, sizeof buf, 0);
+    err = got < 0 ? errno : 0;
+    return finished();
+  }
+  FdProbe probe() {
+    return {[](void* self) {
+              auto* r = static_cast<ProbedRecv*>(self);
+              ++r->by_loop;
+              return r->attempt();
+            },
+            this};
+  }
+};
+
+// A loop that never blocks while a test runs (its turns are what the test looks at).
+LoopOptions spinning_loop() {
+  LoopOptions o;
+  o.spin_budget = std::chrono::hours(1);
+  o.spin_yield_after = std::chrono::nanoseconds::max();
+  return o;
+}
+
+Task<void> send_after_turns(EventLoop& loop, int fd, int turns, char c = 'x') {
+  for (int i = 0; i < turns; ++i) co_await loop.yield();
+  EXPECT_EQ(send(fd, &c, 1, 0), 1);
+}
+
+TEST(EventLoopProbe, TheOnlyWaitersProbeTakesTheDataWithoutAskingEpoll) {
+  EventLoop loop(spinning_loop());
+  WatchedPair p(loop);
+  ProbedRecv r{p.fd[0]};
+  auto reader = [&]() -> Task<void> {
+    EXPECT_FALSE(r.attempt());
+    co_await loop.readable(p.fd[0], {}, r.probe());
+  };
+  loop.run(when_all(reader(), send_after_turns(loop, p.fd[1], 20)));
+  ASSERT_EQ(r.got, 1);
+  EXPECT_EQ(r.buf[0], 'x');
+  EXPECT_GE(r.by_loop, 20);  // one attempt per turn until the byte came
+  EXPECT_GE(loop.stats().probes, 20u);
+  EXPECT_EQ(loop.stats().peeks, 0u);  // the probe stood in for epoll on every turn
+}
+
+TEST(EventLoopProbe, ALazyWaitIsSeenWhileAReaderProbes) {
+  EventLoop loop(spinning_loop());
+  WatchedPair a(loop), b(loop);
+  ProbedRecv r{a.fd[0]};
+  bool incoming_woke = false;
+  auto reader = [&]() -> Task<void> {
+    EXPECT_FALSE(r.attempt());
+    co_await loop.readable(a.fd[0], {}, r.probe());
+  };
+  auto listener = [&]() -> Task<void> {
+    co_await loop.incoming(b.fd[0]);
+    incoming_woke = true;
+    // Only then the reader's byte: the lazy wait was seen while the reader kept probing.
+    EXPECT_GT(loop.stats().probes, 0u);
+    char c = 'y';
+    EXPECT_EQ(send(a.fd[1], &c, 1, 0), 1);
+  };
+  loop.run(when_all(reader(), listener(), send_after_turns(loop, b.fd[1], 20)));
+  EXPECT_TRUE(incoming_woke);
+  EXPECT_EQ(r.got, 1);
+  EXPECT_GT(loop.stats().peeks, 0u);
+  EXPECT_LT(loop.stats().peeks, loop.stats().probes);  // every 8th turn only
+}
+
+TEST(EventLoopProbe, TwoPromptWaitersGoBackToEpoll) {
+  EventLoop loop(spinning_loop());
+  WatchedPair a(loop), b(loop);
+  ProbedRecv ra{a.fd[0]}, rb{b.fd[0]};
+  auto reader = [&](ProbedRecv& r) -> Task<void> {
+    EXPECT_FALSE(r.attempt());
+    co_await loop.readable(r.fd, {}, r.probe());
+  };
+  auto writers = [&]() -> Task<void> {
+    co_await send_after_turns(loop, b.fd[1], 20);
+    co_await send_after_turns(loop, a.fd[1], 20);
+  };
+  loop.run(when_all(reader(ra), reader(rb), writers()));
+  EXPECT_EQ(ra.got, 1);
+  EXPECT_EQ(rb.got, 1);
+  EXPECT_GE(loop.stats().peeks, 20u);  // while both waited, epoll was asked every turn
+  // rb's byte came by epoll, and the loop made rb's attempt on its word (one, which
+  // finished: a probing reader wakes with its result); after that ra waited alone and
+  // probed.
+  EXPECT_EQ(rb.by_loop, 1);
+  EXPECT_GE(loop.stats().probes, 10u);
+}
+
+TEST(EventLoopProbe, ACancelledProbingWaitLeavesTheNextOneProbing) {
+  EventLoop loop(spinning_loop());
+  WatchedPair p(loop);
+  ProbedRecv first{p.fd[0]};
+  auto body = [&](CancelToken t) -> Task<void> {
+    co_await loop.readable(p.fd[0], t, first.probe());
+  };
+  EXPECT_THROW(loop.run(with_timeout(loop, 5ms, body)), TimeoutError);
+  uint64_t probes_before = loop.stats().probes;
+  ProbedRecv second{p.fd[0]};
+  auto reader = [&]() -> Task<void> { co_await loop.readable(p.fd[0], {}, second.probe()); };
+  loop.run(when_all(reader(), send_after_turns(loop, p.fd[1], 10)));
+  EXPECT_EQ(second.got, 1);
+  EXPECT_GE(loop.stats().probes - probes_before, 10u);
+}
+
+TEST(EventLoopProbe, AHangUpWakesAProbingReaderWhoseAttemptWouldBlock) {
+  EventLoop loop(spinning_loop());
+  WatchedPair p(loop);
+  ProbedRecv r{p.fd[0]};
+  bool woke = false;
+  auto reader = [&]() -> Task<void> {
+    co_await loop.readable(p.fd[0], {}, r.probe());
+    woke = true;
+  };
+  auto closer = [&]() -> Task<void> {
+    for (int i = 0; i < 5; ++i) co_await loop.yield();
+    p.unwatch();
+  };
+  loop.run(when_all(reader(), closer()));
+  EXPECT_TRUE(woke);
+  EXPECT_FALSE(r.finished());
+}
+
+}  // namespace
