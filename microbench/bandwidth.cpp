@@ -7,11 +7,11 @@
 
 #include "drivers/run_loop.hpp"
 #include "drivers/window_buffers.hpp"
-#include "harness/bench_session.hpp"
 #include "harness/pattern.hpp"
-#include "harness/point_cells.hpp"
 #include "harness/stats.hpp"
 #include "runtime/when_all.hpp"
+#include "session/bench_session.hpp"
+#include "session/point_cells.hpp"
 
 using namespace commbench;
 

@@ -4,10 +4,10 @@
 // The timed loop is below, once for the raw baselines (a template over their blocking
 // primitives) and once for the coroutine comm.
 #include "drivers/run_loop.hpp"
-#include "harness/bench_session.hpp"
 #include "harness/pattern.hpp"
-#include "harness/point_cells.hpp"
 #include "harness/stats.hpp"
+#include "session/bench_session.hpp"
+#include "session/point_cells.hpp"
 
 using namespace commbench;
 

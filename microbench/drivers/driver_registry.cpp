@@ -5,12 +5,12 @@
 #include "comm/backend_catalog.hpp"
 #include "drivers/comm_driver.hpp"
 #include "drivers/driver.hpp"
-#include "drivers/raw_baselines.hpp"
 #include "drivers/raw_driver_list.hpp"
 #include "drivers/raw_mpi_driver.hpp"
 #include "drivers/raw_tcp_driver.hpp"
 #include "drivers/raw_ucx_driver.hpp"
 #include "harness/backend_listing.hpp"
+#include "harness/raw_baselines.hpp"
 
 namespace commbench {
 

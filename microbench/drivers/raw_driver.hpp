@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "drivers/driver.hpp"
-#include "drivers/raw_baselines.hpp"
 #include "drivers/raw_driver_list.hpp"
 #include "drivers/window_buffers.hpp"
+#include "harness/raw_baselines.hpp"
 
 namespace commbench {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "comm/registry.hpp"
-#include "drivers/raw_baselines.hpp"
+#include "harness/raw_baselines.hpp"
 
 namespace commbench {
 

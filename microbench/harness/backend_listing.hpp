@@ -20,7 +20,7 @@ nlohmann::ordered_json backend_table(bool with_raw_baselines);
 // or a raw baseline's variants (only `with_raw_baselines`). Throws std::invalid_argument
 // "unknown backend 'x' (known: tcp, mpi, ...)" for any other name.
 std::vector<PolicyInfo> backend_policies(const std::string& name, bool with_raw_baselines);
-// Whether `name` is one of the raw baselines (drivers/raw_baselines.hpp), not a backend.
+// Whether `name` is one of the raw baselines (harness/raw_baselines.hpp), not a backend.
 bool is_raw_baseline(const std::string& name);
 
 // "tcp, mpi, ucx" (the coroutine backends), "raw-tcp, raw-ucx, raw-mpi" (the raw

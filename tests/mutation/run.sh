@@ -21,7 +21,7 @@ mutations=(
   "payload_byte_flipped|backends/tcp/tcp_comm.cpp|s#^    std::memcpy\(out, staging_\.get\(\) \+ begin_, from_staging\);\$#&\n    out[0] ^= std::byte{1};#|build/openmpi|pingpong|^pingpong_tcp_validate\$|the tcp backend delivers a payload byte flipped"
   "fault_ignored|tests/support/fault/fault_comm.cpp|s/if \(nth == plan_->drop_on_write\) \{/if (false \\&\\& nth == plan_->drop_on_write) {/|build/openmpi|reliability_suite|^reliability_faults\$|the fault backend ignores a planned drop"
   "error_path_leaks|backends/comm/frame_header.cpp|s/^  if \(size > limits\.max_frame_bytes\)\$/  if (size > limits.max_frame_bytes \\&\\& (static_cast<void>(new char[64]), true))/|build/asan|unit_tests|^FrameHeader\\.|a refused oversized frame leaks 64 bytes"
-  "extra_syscall_on_read|backends/tcp/tcp_comm.cpp|s#^    ssize_t n = ::recv\(fd_, staging_\.get\(\) \+ end_, staging_size_ - end_, 0\);\$#    ::syscall(SYS_getppid);\n&#;s#^\#include <unistd.h>\$#&\n\#include <sys/syscall.h>#|build/openmpi|icount_pingpong|^icount_budget\$|every tcp read makes one more system call (getppid)"
+  "extra_syscall_on_read|backends/tcp/tcp_comm.cpp|s#^    RecvAttempt r\{fd_, staging_\.get\(\) \+ end_, staging_size_ - end_\};\$#    ::syscall(SYS_getppid);\n&#;s#^\#include <unistd.h>\$#&\n\#include <sys/syscall.h>#|build/openmpi|icount_pingpong|^icount_budget\$|every tcp read makes one more system call (getppid)"
   "gate_never_reports|scripts/regress|s/^def judge\(/def judge_unused(/|build/openmpi||^results_pipeline\$|the regression gate judges nothing"
 )
 

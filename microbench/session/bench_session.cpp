@@ -1,4 +1,4 @@
-#include "harness/bench_session.hpp"
+#include "session/bench_session.hpp"
 
 #include <unistd.h>
 
