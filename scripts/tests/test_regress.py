@@ -917,5 +917,29 @@ class UpdateQuietRuleTest(unittest.TestCase):
         self.assertIn("--inject-delay", lines[0])
 
 
+class ReferenceCommitTest(unittest.TestCase):
+    """The reference names the commit its runs were measured at: the binaries' own stamp,
+    not the tree the script ran from (a reference appended with --build-dir elsewhere)."""
+
+    @staticmethod
+    def measurer(commits):
+        return types.SimpleNamespace(commits=set(commits),
+                                     args=types.SimpleNamespace(app_runs=3),
+                                     describe=lambda: "pingpong [tcp:epoll,raw-tcp]")
+
+    def test_the_binaries_commit_and_the_earlier_runs_commits(self):
+        old = {"git_commit": "a464238", "earlier_commits": [], "created_utc": "x"}
+        ref = regress.build_reference({}, "openmpi", {}, self.measurer({"cb657f9"}), old=old)
+        self.assertEqual(ref["git_commit"], "cb657f9")
+        self.assertEqual(ref["earlier_commits"], ["a464238"])
+        again = regress.build_reference({}, "openmpi", {}, self.measurer({"1234567"}), old=ref)
+        self.assertEqual(again["earlier_commits"], ["a464238", "cb657f9"])
+
+    def test_without_stamps_the_source_tree_commit(self):
+        ref = regress.build_reference({}, "openmpi", {}, self.measurer(set()))
+        self.assertEqual(ref["git_commit"], schema.source_commit())
+        self.assertEqual(ref["earlier_commits"], [])
+
+
 if __name__ == "__main__":
     unittest.main()
