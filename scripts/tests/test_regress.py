@@ -516,16 +516,18 @@ class FakeWatch:
 
 
 class FakeMeasurer:
-    def __init__(self):
+    def __init__(self, scale=1.0, extra=None):
         self.build = "/nonexistent/build"
         self.args = types.SimpleNamespace(app_runs=3)
         self.calls = 0
         self.seconds = 0.0
+        self.scale = scale  # overhead/tcp:epoll x scale: another machine state
+        self.extra = extra or {}
 
     def once(self, only=None):
         self.calls += 1
-        return {"overhead/tcp:epoll": 0.5 + 0.01 * self.calls, "raw_us/raw-tcp": 13.0,
-                "app/merge/comm_MBps/tcp": 900.0}
+        return dict({"overhead/tcp:epoll": (0.5 + 0.01 * self.calls) * self.scale,
+                     "raw_us/raw-tcp": 13.0, "app/merge/comm_MBps/tcp": 900.0}, **self.extra)
 
     def describe(self):
         return "fake"
@@ -832,11 +834,11 @@ class UpdateQuietRuleTest(unittest.TestCase):
     def tearDown(self):
         self.dir.cleanup()
 
-    def run_update(self, before, during, force=False, append=False):
+    def run_update(self, before, during, force=False, append=False, m=None):
         FakeWatch.before, FakeWatch.during = before, during
         args = types.SimpleNamespace(inject_delay=None, wait_quiet=0, force_noisy=force,
                                      update_repeats=3, append=append)
-        m = FakeMeasurer()
+        m = m or FakeMeasurer()
         lines, refusals = [], []
         with contextlib.redirect_stdout(io.StringIO()):
             rc = regress.update(args, m, "openmpi", self.path, watch=FakeWatch,
@@ -898,14 +900,31 @@ class UpdateQuietRuleTest(unittest.TestCase):
 
     def test_append_keeps_old_runs_and_a_noisy_past(self):
         self.run_update(before=3.0, during=4.0, force=True)
-        rc, _m, _l = self.run_update(before=0.1, during=0.5, append=True)
+        # another machine state, 2x slower on overhead/tcp:epoll: outside its band on the
+        # worse side, so its runs join; the other metrics' new runs are alike and do not
+        rc, _m, lines = self.run_update(before=0.1, during=0.5, append=True,
+                                        m=FakeMeasurer(scale=2.0))
         self.assertEqual(rc, 0)
         with open(self.path) as f:
             ref = json.load(f)
-        self.assertEqual(ref["metrics"]["overhead/tcp:epoll"]["runs"],
-                         [0.51, 0.52, 0.53, 0.51, 0.52, 0.53])  # the old runs first
+        self.assertEqual([round(x, 3) for x in ref["metrics"]["overhead/tcp:epoll"]["runs"]],
+                         [0.51, 0.52, 0.53, 1.02, 1.04, 1.06])  # the old runs first
+        self.assertEqual(ref["metrics"]["raw_us/raw-tcp"]["runs"], [13.0] * 3)
+        self.assertEqual(ref["appended_metrics"][0]["metrics"], ["overhead/tcp:epoll"])
+        self.assertIn("join 1 metric(s)", " ".join(lines))
         self.assertIs(ref["quiet"], False)  # half its runs were noisy
         self.assertIsNotNone(ref["appended_to"])
+
+    def test_append_leaves_a_better_state_and_new_metrics_out(self):
+        self.run_update(before=0.1, during=0.5)
+        self.run_update(before=0.1, during=0.5, append=True,
+                        m=FakeMeasurer(scale=0.5, extra={"excess_ns/tcp:epoll": 800.0}))
+        with open(self.path) as f:
+            ref = json.load(f)
+        # faster: a one-sided gate passes it already; joining would only split the metric
+        self.assertEqual(ref["metrics"]["overhead/tcp:epoll"]["runs"], [0.51, 0.52, 0.53])
+        self.assertNotIn("excess_ns/tcp:epoll", ref["metrics"])  # one machine's band
+        self.assertEqual(ref["appended_metrics"][0]["metrics"], [])
 
     def test_update_with_a_delay_is_refused(self):
         args = types.SimpleNamespace(inject_delay="100")
