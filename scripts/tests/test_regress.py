@@ -915,6 +915,18 @@ class UpdateQuietRuleTest(unittest.TestCase):
         self.assertIs(ref["quiet"], False)  # half its runs were noisy
         self.assertIsNotNone(ref["appended_to"])
 
+    def test_append_judges_the_new_runs_as_a_check_would_see_them(self):
+        # one lucky fast run among slow ones: a check's best of 3 lands on the slow ones,
+        # so the slow state joins (judging the single best run would have left it out)
+        old = {"latency_us/mpi:thread": {"runs": [30.0, 31.0, 32.0], "value": 31.0,
+                                         "tolerance_rel": 0.2}}
+        new = {"latency_us/mpi:thread": [33.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0]}
+        runs, took = regress.appended_runs(old, new)
+        self.assertEqual(took, ["latency_us/mpi:thread"])
+        self.assertEqual(len(runs["latency_us/mpi:thread"]), 11)
+        new = {"latency_us/mpi:thread": [30.0, 31.0, 33.0, 36.0, 55.0, 57.0, 58.0, 59.0]}
+        self.assertEqual(regress.appended_runs(old, new)[1], [])  # most checks pass
+
     def test_append_leaves_a_better_state_and_new_metrics_out(self):
         self.run_update(before=0.1, during=0.5)
         self.run_update(before=0.1, during=0.5, append=True,
