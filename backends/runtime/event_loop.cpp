@@ -388,8 +388,8 @@ void EventLoop::idle() {
   check_timers_now_ = true;  // the sleep may have passed a deadline
   disarm_all();
   // After a real block, spin again before the next one: a reply usually follows soon.
-  // (Also after a block that woke nobody: ucx's large messages need the spin after a
-  // block that a timer ended; without it, 512 KiB took 8x longer, results/ab-tcp-probe.)
+  // (Also after a block that woke nobody: without that spin, ucx:cooperative's 512 KiB
+  // round trips took 8x longer in the VM's slow rounds, results/ab-tcp-probe/README.md.)
   if (!nap) idle_since_ns_ = 0;
 }
 
