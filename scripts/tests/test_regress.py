@@ -927,16 +927,29 @@ class UpdateQuietRuleTest(unittest.TestCase):
         new = {"latency_us/mpi:thread": [30.0, 31.0, 33.0, 36.0, 55.0, 57.0, 58.0, 59.0]}
         self.assertEqual(regress.appended_runs(old, new)[1], [])  # most checks pass
 
+    def test_append_always_adds_the_mode_guards_runs(self):
+        # the guard has no worse side: a slower mode is a mode seen, as a faster one is
+        old = {regress.PROBE_KEY: {"runs": [50.0, 52.0, 54.0], "value": 52.0,
+                                   "tolerance_rel": 0.15}}
+        for new in ([210.0, 215.0, 220.0], [51.0, 52.0, 53.0], [20.0, 21.0, 22.0]):
+            runs, took = regress.appended_runs(old, {regress.PROBE_KEY: new})
+            self.assertEqual(took, [regress.PROBE_KEY])
+            self.assertEqual(runs[regress.PROBE_KEY], [50.0, 52.0, 54.0] + new)
+
     def test_append_leaves_a_better_state_and_new_metrics_out(self):
         self.run_update(before=0.1, during=0.5)
-        self.run_update(before=0.1, during=0.5, append=True,
-                        m=FakeMeasurer(scale=0.5, extra={"excess_ns/tcp:epoll": 800.0}))
+        faster = FakeMeasurer(scale=0.5, extra={"excess_ns/tcp:epoll": 800.0})
+        faster.commits = {"1234567"}  # another build's binaries, none of whose runs join
+        self.run_update(before=0.1, during=0.5, append=True, m=faster)
         with open(self.path) as f:
             ref = json.load(f)
         # faster: a one-sided gate passes it already; joining would only split the metric
         self.assertEqual(ref["metrics"]["overhead/tcp:epoll"]["runs"], [0.51, 0.52, 0.53])
         self.assertNotIn("excess_ns/tcp:epoll", ref["metrics"])  # one machine's band
         self.assertEqual(ref["appended_metrics"][0]["metrics"], [])
+        # no run joined: the reference still names the commit its runs came from
+        self.assertEqual(ref["git_commit"], regress.schema.source_commit())
+        self.assertEqual(ref["earlier_commits"], [])
 
     def test_update_with_a_delay_is_refused(self):
         args = types.SimpleNamespace(inject_delay="100")
