@@ -93,7 +93,14 @@ struct FdProbe {
 // with a probe, until the probe's attempt finished (or the descriptor hung up).
 class FdWait : public CancellableWait {
  public:
-  // `lazy`: a wait that a few microseconds of delay cost nothing (see EventLoop::incoming).
+  void await_suspend(std::coroutine_handle<> h);
+  uint32_t await_resume();  // epoll event bits; throws if cancelled
+
+ private:
+  friend class EventLoop;
+  // Made by EventLoop::readable / writable / incoming only: the loop handles a probe on a
+  // prompt reader and nowhere else (run_probe wakes the reader), so no other combination
+  // may exist. `lazy`: a wait that a few microseconds of delay cost nothing (incoming()).
   FdWait(EventLoop& loop, int fd, bool for_write, CancelToken token, FdProbe probe = {},
          bool lazy = false) noexcept
       : CancellableWait(token),
@@ -102,11 +109,6 @@ class FdWait : public CancellableWait {
         for_write_(for_write),
         lazy_(lazy),
         probe_(probe) {}
-  void await_suspend(std::coroutine_handle<> h);
-  uint32_t await_resume();  // epoll event bits; throws if cancelled
-
- private:
-  friend class EventLoop;
   static void cancel_cb(CancelRegistration* r);
   // True when the wait is over: no probe (readiness is enough) or the probe finished.
   bool attempt() const { return !probe_ || probe_.attempt(probe_.ctx); }
