@@ -8,6 +8,7 @@ results pipeline reads it (scripts parse these answers; a drift must fail here f
   check_program_info.py raw-policies BINARY -- LAUNCHER...
   check_program_info.py sidecar BINARY OUTDIR -- LAUNCHER...
   check_program_info.py probe BINARY
+  check_program_info.py memcpy-probe BINARY
 
 Each prints what it checked and exits non-zero with one line naming the first problem."""
 
@@ -252,6 +253,19 @@ def check_probe(binary):
     print("ok: %s ns one-way, %s mode" % (j["one_way_ns_p50"], j["mode"]))
 
 
+def check_memcpy_probe(binary):
+    rc, out, err = run([binary, "--bytes", "4194304", "--reps", "5"], timeout=10)
+    if rc != 0:
+        fail("exited %d: %s" % (rc, err.strip()))
+    j = parse_json(out, binary)
+    if j.get("probe") != "memcpy" or j.get("bytes") != 4194304 or j.get("reps") != 5:
+        fail("unexpected answer %s" % out)
+    p50, top = j.get("copy_MBps_p50"), j.get("copy_MBps_max")
+    if not (is_number(p50) and is_number(top) and 0 < p50 <= top):
+        fail("copy_MBps_p50 %r, copy_MBps_max %r" % (p50, top))
+    print("ok: %s MB/s one-core memcpy" % p50)
+
+
 def main(argv):
     if len(argv) < 3:
         fail(__doc__)
@@ -272,6 +286,8 @@ def main(argv):
         check_sidecar(binary, rest[0], launcher)
     elif what == "probe":
         check_probe(binary)
+    elif what == "memcpy-probe":
+        check_memcpy_probe(binary)
     else:
         fail("unknown check %r" % what)
 

@@ -1,5 +1,6 @@
 """The machine's state around a run: load average before, during and after, the VM's
-latency mode (a short raw shared-memory probe), and whether the run counts as *quiet*.
+latency mode (a short raw shared-memory probe), one core's memcpy bandwidth (the floor
+under large messages), and whether the run counts as *quiet*.
 
 Why: on this machine class a busy neighbour or the VM's vCPU placement moves every
 figure (BRIEF section 2: a raw two-thread ping-pong is 0.054 or 0.25 us one-way, and MPI/UCX
@@ -38,10 +39,11 @@ def load1():
     return round(os.getloadavg()[0], 2)
 
 
-def probe(build_dir, timeout=20):
-    """The latency probe's JSON ({one_way_ns_p50, mode: fast|slow, ...}), or None when the
-    build has no probe or it fails (then the mode is 'unknown', not guessed)."""
-    exe = os.path.join(build_dir, "microbench", "latency_probe") if build_dir else None
+def probe(build_dir, timeout=20, name="latency_probe"):
+    """A probe's JSON, or None when the build has no such probe or it fails (then the mode
+    is 'unknown', not guessed). latency_probe: {one_way_ns_p50, mode: fast|slow, ...};
+    memcpy_probe: {copy_MBps_p50, bytes, ...}."""
+    exe = os.path.join(build_dir, "microbench", name) if build_dir else None
     if not exe or not os.access(exe, os.X_OK):
         return None
     try:
@@ -61,12 +63,14 @@ class Watch:
         self.study_before = study_before
         self.before = self.after = self.max_during = None
         self.probe = None
+        self.memcpy = None
         self._stop = threading.Event()
         self._thread = None
 
     def __enter__(self):
         self.before = load1()
         self.probe = probe(self.build_dir)
+        self.memcpy = probe(self.build_dir, name="memcpy_probe")
         self.max_during = self.before
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
@@ -97,6 +101,7 @@ class Watch:
             "cpus_online": os.cpu_count(),
             "latency_mode": p.get("mode", "unknown"),
             "latency_probe": self.probe,
+            "memcpy_probe": self.memcpy,
             "quiet": self.quiet(),
             "quiet_rule": QUIET_RULE,
         }
