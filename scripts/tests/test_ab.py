@@ -35,6 +35,16 @@ def invocation(slow):
 
 
 class AbTest(unittest.TestCase):
+    def test_named_backends_group_by_family(self):
+        got = ab.named_entries("mpi:cooperative,raw-mpi,ucx:polling,raw-ucx:sleep,")
+        self.assertEqual(got, {"mpi": ["mpi:cooperative", "raw-mpi"],
+                               "ucx": ["ucx:polling", "raw-ucx:sleep"]})
+
+    def test_named_backends_need_a_raw_baseline_per_family(self):
+        with self.assertRaises(SystemExit) as e:
+            ab.named_entries("mpi:cooperative,raw-mpi,tcp:epoll")
+        self.assertIn("family tcp has no raw-tcp", str(e.exception))
+
     def test_bands(self):
         self.assertEqual(ab.band_of(1), "1-64 B")
         self.assertEqual(ab.band_of(128), "128 B-2 KiB")
