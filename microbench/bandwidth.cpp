@@ -33,23 +33,23 @@ struct Windows : Repetition {
 };
 
 // A coroutine per message of a window, as the comm's concurrent reads and writes need.
-Task<void> write_one(CommDriver& c, const Message& m, CancelToken token) {
-  co_await c.send(m, token);
+Task<void> write_one(CommDriver& c, const Message& m) {
+  co_await c.send(m);
 }
-Task<void> read_one(CommDriver& c, Message& m, CancelToken token) {
-  co_await c.recv(m, token);
+Task<void> read_one(CommDriver& c, Message& m) {
+  co_await c.recv(m);
 }
 
-Task<void> send_window(CommDriver& c, const Message& out, size_t window, CancelToken token) {
+Task<void> send_window(CommDriver& c, const Message& out, size_t window) {
   std::vector<Task<void>> writes;
   writes.reserve(window);
-  for (size_t j = 0; j < window; ++j) writes.push_back(write_one(c, out, token));
+  for (size_t j = 0; j < window; ++j) writes.push_back(write_one(c, out));
   co_await when_all(std::move(writes));
 }
 
 // Concurrent reads each own their message: window_slots() of them at a time, the budget
 // the raw baselines' windows keep too.
-Task<size_t> receive_window(CommDriver& c, const Windows& r, uint64_t seed, CancelToken token) {
+Task<size_t> receive_window(CommDriver& c, const Windows& r, uint64_t seed) {
   size_t slots = window_slots(r.size, r.window);
   std::vector<Message>& rx = c.window_messages(slots);
   size_t wrong = 0;
@@ -57,7 +57,7 @@ Task<size_t> receive_window(CommDriver& c, const Windows& r, uint64_t seed, Canc
     size_t batch = std::min(slots, r.window - done);
     std::vector<Task<void>> reads;
     reads.reserve(batch);
-    for (size_t j = 0; j < batch; ++j) reads.push_back(read_one(c, rx[j], token));
+    for (size_t j = 0; j < batch; ++j) reads.push_back(read_one(c, rx[j]));
     co_await when_all(std::move(reads));
     if (r.validate)
       for (size_t j = 0; j < batch; ++j) wrong += c.check(rx[j], r.size, seed);
@@ -66,22 +66,22 @@ Task<size_t> receive_window(CommDriver& c, const Windows& r, uint64_t seed, Canc
   co_return wrong;
 }
 
-Task<size_t> windows(Windows r, CommDriver& c, CancelToken token) {
+Task<size_t> windows(Windows r, CommDriver& c) {
   Message out = c.outgoing(r.size);
   size_t wrong = 0;
   for (size_t i = 0; i < r.iters; ++i) {
     if (r.validate) c.fill(r.size, r.seed + i);
     if (r.bidirectional) {
       size_t w = 0;
-      auto recv = [&]() -> Task<void> { w = co_await receive_window(c, r, r.seed + i, token); };
-      co_await when_all(send_window(c, out, r.window, token), recv());
+      auto recv = [&]() -> Task<void> { w = co_await receive_window(c, r, r.seed + i); };
+      co_await when_all(send_window(c, out, r.window), recv());
       wrong += w;
     } else if (c.rank() == 0) {
-      co_await send_window(c, out, r.window, token);
-      co_await c.recv_ack(token);
+      co_await send_window(c, out, r.window);
+      co_await c.recv_ack();
     } else {
-      wrong += co_await receive_window(c, r, r.seed + i, token);
-      co_await c.send_ack(token);
+      wrong += co_await receive_window(c, r, r.seed + i);
+      co_await c.send_ack();
     }
   }
   co_return wrong;

@@ -51,7 +51,7 @@ size_t round_trips(const RoundTrips& r, T& t) {
   return wrong;
 }
 
-Task<size_t> round_trips(RoundTrips r, CommDriver& c, CancelToken token) {
+Task<size_t> round_trips(RoundTrips r, CommDriver& c) {
   const bool initiator = c.rank() == 0;
   Message out = c.outgoing(r.size);
   Message& in = c.incoming();
@@ -62,13 +62,13 @@ Task<size_t> round_trips(RoundTrips r, CommDriver& c, CancelToken token) {
     if (r.validate) c.fill(r.size, mine);
     if (initiator) {
       uint64_t t0 = EventLoop::now_ns();
-      co_await c.send(out, token);
-      co_await c.recv(in, token);
+      co_await c.send(out);
+      co_await c.recv(in);
       r.samples_ns[i] = EventLoop::now_ns() - t0;
     } else {
-      co_await c.recv(in, token);
+      co_await c.recv(in);
       if (r.validate) wrong += c.check(in, r.size, theirs);
-      co_await c.send(out, token);
+      co_await c.send(out);
       continue;
     }
     if (r.validate) wrong += c.check(in, r.size, theirs);

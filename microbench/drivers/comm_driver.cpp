@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
-#include <exception>
 #include <stdexcept>
 
 #include "comm/address.hpp"
@@ -12,13 +10,9 @@
 #include "comm/registry.hpp"
 #include "gpu/staged_comm.hpp"
 #include "harness/pattern.hpp"
-#include "harness/stall_watchdog.hpp"  // kFloorBytesPerSecond
 #include "runtime/timeout.hpp"
-#include "runtime/when_all.hpp"
 
 namespace commbench {
-
-using Clock = EventLoop;
 
 CommDriver::CommDriver(const BackendSpec& spec, DriverEnv& env) : Driver(env), scheme_(spec.name) {
   BackendOptions o = env.opts.backend_options;
@@ -110,57 +104,6 @@ void CommDriver::close() {
   listener_.reset();
   strays_.clear();
   stray_.reset();
-}
-
-void CommDriver::allow_unit(size_t bytes) {
-  unit_ns_ = static_cast<uint64_t>(static_cast<double>(bytes) / kFloorBytesPerSecond * 1e9);
-}
-
-size_t CommDriver::run_watched(const std::function<Task<size_t>(CancelToken)>& make) {
-  uint64_t timeout_ns = static_cast<uint64_t>(env_.opts.read_timeout_s * 1e9);
-  if (timeout_ns == 0) return env_.loop.run(make(CancelToken{}));
-  timeout_ns += unit_ns_;
-  CancelSource stall, stop;
-  size_t result = 0;
-  std::exception_ptr error;
-  auto body = [&]() -> Task<void> {
-    try {
-      result = co_await make(stall.token());
-    } catch (...) {
-      error = std::current_exception();
-    }
-    stop.cancel();
-  };
-  auto watchdog = [&]() -> Task<void> {
-    auto step =
-        std::chrono::nanoseconds(std::clamp<uint64_t>(timeout_ns / 4, 1'000'000, 1'000'000'000));
-    uint64_t seen = moved_, since = Clock::now_ns();
-    try {
-      for (;;) {
-        co_await env_.loop.sleep_for(step, stop.token());
-        if (moved_ != seen) {
-          seen = moved_;
-          since = Clock::now_ns();
-        } else if (Clock::now_ns() - since >= timeout_ns) {
-          stall.cancel(true);
-          co_return;
-        }
-      }
-    } catch (const OperationCancelled&) {
-    }
-  };
-  env_.loop.run(when_all(body(), watchdog()));
-  if (error) {
-    try {
-      std::rethrow_exception(error);
-    } catch (const TimeoutError&) {
-      char secs[32];
-      std::snprintf(secs, sizeof secs, "%g", env_.opts.read_timeout_s);
-      throw std::runtime_error(std::string("nothing received from the peer for --read-timeout ") +
-                               secs + " s (peer stalled or dead, or the link is down)");
-    }
-  }
-  return result;
 }
 
 // Device memory: a pass-through library may deliver into any kind, so the frame's own

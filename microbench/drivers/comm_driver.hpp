@@ -7,7 +7,6 @@
 
 #include <coroutine>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -22,37 +21,34 @@
 
 namespace commbench {
 
-// Awaits a comm read or write, then counts it for the --read-timeout watchdogs (this
-// driver's and the process's, harness/stall_watchdog.hpp): an awaitable around the
-// operation's own task, so counting costs no coroutine frame. Writes count too: in a
-// unidirectional bandwidth window rank 0 reads one ack per window, and a window of large
-// messages over a slow link may take longer than the timeout while its writes complete.
+// Awaits a comm read or write, then counts it for the --read-timeout watchdog
+// (harness/stall_watchdog.hpp, the run's only one): an awaitable around the operation's
+// own task, so counting costs no coroutine frame. Writes count too: in a unidirectional
+// bandwidth window rank 0 reads one ack per window, and a window of large messages over a
+// slow link may take longer than the timeout while its writes complete.
 class Counted {
  public:
-  Counted(Task<void> op, uint64_t& count) : read_(std::move(op)), count_(count) {}
+  explicit Counted(Task<void> op) : read_(std::move(op)) {}
 
   auto operator co_await() && noexcept {
     using Inner = decltype(std::declval<Task<void>>().operator co_await());
     struct Awaiter {
       Inner inner;
-      uint64_t& count;
       bool await_ready() noexcept { return inner.await_ready(); }
       std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) noexcept {
         return inner.await_suspend(h);
       }
       void await_resume() {
         inner.await_resume();
-        ++count;
         progress::tick();
       }
     };
-    return Awaiter{std::move(read_).operator co_await(), count_};
+    return Awaiter{std::move(read_).operator co_await()};
   }
 
  private:
   Task<void>
       read_;  // the operation; alive until the co_await expression ends, so the frame outlives it
-  uint64_t& count_;
 };
 
 class CommDriver final : public Driver {
@@ -69,13 +65,10 @@ class CommDriver final : public Driver {
   void prepare(size_t max_size) override;
   void close() override;
 
-  // Runs one repetition, the task make(token), on the event loop with a watchdog for
-  // --read-timeout: reads and writes count completed messages (one increment, nothing on the
-  // timed path waits on a timer); when none completes for the timeout, every pending read
-  // and write is cancelled through the token and the run fails naming the stall, instead
-  // of waiting forever on a dead or hung peer.
-  size_t run_watched(const std::function<Task<size_t>(CancelToken)>& make);
-  void allow_unit(size_t bytes) override;
+  // Runs one repetition's task on the event loop. A dead or hung peer is the process's
+  // stall watchdog's to catch (BenchSession arms it for --read-timeout; every completed
+  // read and write ticks it): no timer runs on the loop while the timed loop does.
+  size_t run(Task<size_t> repetition) { return env_.loop.run(std::move(repetition)); }
 
   // The first `size` bytes of the send buffer, as a message.
   Message outgoing(size_t size) const { return Message({Buffer{send_.data(), size, send_kind_}}); }
@@ -91,14 +84,14 @@ class CommDriver final : public Driver {
   size_t check(const Message& m, size_t size, uint64_t seed);
 
   // Every data write carries --inject-delay, spent before the write starts; the ack
-  // none. Reads and writes count for the watchdogs.
-  Counted send(const Message& m, CancelToken token) {
+  // none. Reads and writes count for the stall watchdog.
+  Counted send(const Message& m) {
     inject_delay(env_.opts.delay_ns);
-    return {comm_->write(m, token), moved_};
+    return Counted(comm_->write(m));
   }
-  Counted recv(Message& m, CancelToken token) { return {comm_->read(m, token), moved_}; }
-  Counted send_ack(CancelToken token) { return {comm_->write(ack_, token), moved_}; }
-  Counted recv_ack(CancelToken token) { return {comm_->read(ack_in_, token), moved_}; }
+  Counted recv(Message& m) { return Counted(comm_->read(m)); }
+  Counted send_ack() { return Counted(comm_->write(ack_)); }
+  Counted recv_ack() { return Counted(comm_->read(ack_in_)); }
 
  private:
   void setup_gpu();
@@ -117,8 +110,6 @@ class CommDriver final : public Driver {
   Message in_, ack_in_, ack_;
   std::vector<Message> rx_;
   std::byte ack_byte_{1};
-  uint64_t moved_ = 0;    // messages received or sent, watched by run_watched()
-  uint64_t unit_ns_ = 0;  // allowance for the current unit's bytes (allow_unit)
 };
 
 std::unique_ptr<Driver> make_comm_driver(const BackendSpec& spec, DriverEnv& env);

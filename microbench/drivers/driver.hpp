@@ -54,11 +54,6 @@ class Driver {
   // Allocates buffers for messages of up to `max_size` bytes (called once).
   virtual void prepare(size_t max_size) = 0;
   virtual void close() = 0;
-  // The next unit of work (a message, or a bandwidth window that completes as one) is
-  // `bytes`: a driver with its own read watchdog allows it bytes / kFloorBytesPerSecond
-  // on top of --read-timeout, as the process watchdog does (a 2.5 GiB validated ping-pong
-  // spends seconds filling and checking between two messages).
-  virtual void allow_unit(size_t /*bytes*/) {}
 
  protected:
   DriverEnv& env_;

@@ -1,11 +1,12 @@
 // run_loop(): runs one repetition of a benchmark's timed loop on a driver. The benchmark
 // writes its loop twice, as overloads of one callable:
 //   loop(RawTransport auto& raw)            -> size_t        (blocking raw baselines)
-//   loop(CommDriver& comm, CancelToken tok) -> Task<size_t>  (coroutine comm)
+//   loop(CommDriver& comm)                  -> Task<size_t>  (coroutine comm)
 // run_loop finds the driver's concrete type once per repetition, so the raw loop is
 // instantiated for each baseline and calls its primitives directly, and the coroutine
-// loop runs on the event loop under the --read-timeout watchdog. Returns the loop's
-// count of wrong bytes; ranks beyond 0 and 1 take no part (0).
+// loop runs on the event loop. Both are watched alike for --read-timeout, by the
+// process's stall watchdog (BenchSession). Returns the loop's count of wrong bytes; ranks
+// beyond 0 and 1 take no part (0).
 #pragma once
 
 #include <cstddef>
@@ -55,8 +56,7 @@ size_t run_any_raw(Driver& d, size_t size, Loop& loop, TypeList<T...>) {
 template <typename Loop>
 size_t run_loop(Driver& d, size_t size, Loop&& loop) {
   if (d.rank() > 1) return 0;
-  if (auto* comm = dynamic_cast<CommDriver*>(&d))
-    return comm->run_watched([&](CancelToken token) { return loop(*comm, token); });
+  if (auto* comm = dynamic_cast<CommDriver*>(&d)) return comm->run(loop(*comm));
   return detail::run_any_raw(d, size, loop, RawDriverTypes{});
 }
 

@@ -44,6 +44,11 @@ void StallWatchdog::allow_unit(std::uint64_t bytes) {
   unit_s_ = static_cast<double>(bytes) / kFloorBytesPerSecond;
 }
 
+void StallWatchdog::doing(std::string what) {
+  std::lock_guard<std::mutex> g(mu_);
+  doing_ = std::move(what);
+}
+
 void StallWatchdog::disarm() {
   std::lock_guard<std::mutex> g(mu_);
   silence_s_ = 0;
@@ -78,11 +83,12 @@ void StallWatchdog::watch() {
     if (static_cast<double>(quiet) < allowed * 1e9) continue;
     if (!reported_) {
       char buf[512];
-      int n = std::snprintf(buf, sizeof buf,
-                            "%s: error (rank %d): lost %s: nothing received or sent for %.1f s "
-                            "(--read-timeout %g s; link down or host lost)\n",
-                            program_.c_str(), rank_, peer_.c_str(),
-                            static_cast<double>(quiet) / 1e9, shown_s_);
+      int n =
+          std::snprintf(buf, sizeof buf,
+                        "%s: error (rank %d): lost %s%s%s: nothing received or sent for "
+                        "%.1f s (--read-timeout %g s; link down or host lost)\n",
+                        program_.c_str(), rank_, peer_.c_str(), doing_.empty() ? "" : " during ",
+                        doing_.c_str(), static_cast<double>(quiet) / 1e9, shown_s_);
       if (n > 0) (void)!::write(2, buf, static_cast<size_t>(n) < sizeof buf ? n : sizeof buf - 1);
       // The launcher forwards output asynchronously; a moment lets it take the line
       // before our exit makes it tear the job down (Bootstrap::fail_here does the same).

@@ -1,15 +1,16 @@
-// The run's last line of defence against a silent peer: a thread that watches a progress
-// counter and ends the process with one line naming the lost peer when nothing moved for
-// the allowed silence (--read-timeout, default 5 s, plus the time one unit of work may
-// take at a floor rate).
+// The run's defence against a silent peer, for every driver alike: a thread that watches
+// a progress counter and ends the process with one line naming the lost peer (and what
+// was running) when nothing moved for the allowed silence (--read-timeout, default 5 s,
+// plus the time one unit of work may take at a floor rate).
 //
-// Why a process-level watchdog on top of the coroutine backends' own one (run_watched):
-// the raw baselines block inside the library (recv(2), MPI_Recv/MPI_Waitall,
-// ucp_worker_progress) and the bootstrap's collectives block inside MPI; over a dead link
-// (a pulled cable, a lost host) none of them returns until TCP gives up, minutes later. A
-// thread is the only thing that still runs then. It prints and calls _exit: MPI_Abort
-// itself may wait on the dead link (Open MPI's tcp BTL, MPICH's UCX), and the launcher
-// sees a rank exit non-zero either way.
+// Why a thread, and the only watchdog (the coroutine drivers had a second one on the
+// event loop until issue 27 item 6): the raw baselines block inside the library
+// (recv(2), MPI_Recv/MPI_Waitall, ucp_worker_progress) and the bootstrap's collectives
+// block inside MPI; over a dead link (a pulled cable, a lost host) none of them returns
+// until TCP gives up, minutes later. A thread is the only thing that still runs then, so
+// it watches the coroutine drivers too, and their timed loop runs no timer. It prints
+// and calls _exit: MPI_Abort itself may wait on the dead link (Open MPI's tcp BTL,
+// MPICH's UCX), and the launcher sees a rank exit non-zero either way.
 //
 // Progress is counted, not timed (harness/progress_ticks.hpp): every completed receive and
 // send, and every finished step of the run, adds one.
@@ -49,6 +50,8 @@ class StallWatchdog {
   void arm(double silence_s, double shown_s, int rank, const std::string& peer);
   // Extra silence allowed while one unit of `bytes` is in flight (bytes / floor rate).
   void allow_unit(std::uint64_t bytes);
+  // What runs now ("tcp:epoll at 8 B"; empty: nothing said), for the line.
+  void doing(std::string what);
   void disarm();
   // The run already printed its own error line and is ending: if it has not ended when
   // the watchdog fires, exit without a second line.
@@ -68,6 +71,7 @@ class StallWatchdog {
   double silence_s_ = 0, shown_s_ = 0, unit_s_ = 0;
   int rank_ = 0;
   std::string peer_;
+  std::string doing_;
   std::atomic<bool> reported_{false};
   std::uint64_t longest_ns_ = 0;
   std::thread thread_;

@@ -20,6 +20,12 @@ namespace commbench {
 namespace {
 // The status of a run the stall watchdog ends (3 is --timeout's, 1 a failed validation).
 constexpr int kStallExit = 4;
+
+// "tcp:epoll at 8 B": what the stall watchdog's line says was running.
+std::string doing(const Driver& d, size_t size) {
+  return d.backend() + (d.progress().empty() ? "" : ":" + d.progress()) + " at " +
+         format_size(size) + " B";
+}
 }  // namespace
 
 BenchSession::BenchSession(int argc, char** argv, const std::string& program, BenchKind kind,
@@ -95,15 +101,11 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
   watch(opts_.read_timeout_s);
 }
 
-// The process watchdog fires this much after --read-timeout: a coroutine backend's own
-// watchdog (CommDriver::run_watched, polling every <= 1 s) reports first and ends the run
-// through MPI_Abort; the process one ends what still blocks (a raw baseline, a collective,
-// an MPI_Abort waiting on a dead link).
-constexpr double kStallGraceS = 1.5;
-
+// One watchdog for every driver, raw or coroutine (harness/stall_watchdog.hpp): it fires
+// --read-timeout after the last completed read or write, wherever the run blocks.
 void BenchSession::watch(double silence_s) {
   if (boot().rank() > 1 || opts_.read_timeout_s <= 0) return stall_.disarm();
-  stall_.arm(silence_s + kStallGraceS, silence_s, boot().rank(), peer_);
+  stall_.arm(silence_s, silence_s, boot().rank(), peer_);
 }
 
 void BenchSession::fail_with_peer(const std::string& what) {
@@ -166,10 +168,10 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
     // MPI_Waitall reports nothing before the whole window is in).
     const size_t unit = opts_.kind == BenchKind::bandwidth ? size * opts_.window : size;
     stall_.allow_unit(unit);
-    for (auto& d : drivers_) d->allow_unit(unit);
     std::vector<Point> points(drivers_.size());
     for (size_t d = 0; d < drivers_.size(); ++d) {
       loop_.set_options(spec_loop_options(opts_.specs[d], base_loop_));
+      stall_.doing(doing(*drivers_[d], size));
       try {
         warm(*drivers_[d], size);
       } catch (const std::exception& e) {
@@ -181,6 +183,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
         // Each entry idles by its own rule (`@spin`, ...): set per repetition, not per
         // message, so the interleaved entries see the same minutes under their own rules.
         loop_.set_options(spec_loop_options(opts_.specs[d], base_loop_));
+        stall_.doing(doing(*drivers_[d], size));
         LoopStats before = loop_.stats();
         try {
           rep(*drivers_[d], d, size, r, points[d]);
@@ -222,6 +225,7 @@ void BenchSession::sweep(const WarmFn& warm, const RepFn& rep, const EmitFn& emi
     line.step(++sizes_done, std::to_string(size) + " B");
   }
   loop_.set_options(base_loop_);  // the sidecar's spin_budget_ns is the run's own
+  stall_.doing("");
 }
 
 int BenchSession::finish() {
