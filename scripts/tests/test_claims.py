@@ -19,6 +19,8 @@ from cbresults import ablation, claims, paired, schema, summary  # noqa: E402
 from scriptload import load_script  # noqa: E402 (this folder)
 
 STUDY = os.path.join(ROOT, "results", "vm-2026-11-26")
+# The main reproduction retaken at wave 3's end (issue 26 item 8), which README points at.
+LATEST = os.path.join(ROOT, "results", "vm-2026-11-29")
 C = claims
 
 
@@ -403,6 +405,55 @@ class CommittedStudyReportTest(unittest.TestCase):
             table = f.read()
         self.assertEqual(table.count("\n| "), 1 + 146)  # the header, one row per run
         self.assertIn("[`machine-state.md`](machine-state.md)", self.md)
+
+
+@unittest.skipUnless(os.path.isdir(LATEST), "results/vm-2026-11-29 is not in this checkout")
+class LatestStudyTest(unittest.TestCase):
+    """The retaken main reproduction (issue 26, "Done when"): every application row has
+    comm_s <= wall_s, the report opens with the answer within 40 KB with one of the five
+    verdicts per claim, and Appendix E has the distance to the machine with both floors."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = os.path.join(cls.tmp.name, os.path.basename(LATEST))
+        os.makedirs(cls.dir)
+        shutil.copytree(os.path.join(LATEST, "csv"), os.path.join(cls.dir, "csv"))
+        shutil.copy(os.path.join(LATEST, "manifest.json"), cls.dir)
+        os.symlink(os.path.join(LATEST, "figures"), os.path.join(cls.dir, "figures"))
+        report_module().build_report(cls.dir)
+        with open(os.path.join(cls.dir, "report.md")) as f:
+            cls.md = f.read()
+        cls.rows = schema.read_many(sorted(
+            os.path.join(LATEST, "csv", n) for n in os.listdir(os.path.join(LATEST, "csv"))
+            if n.endswith(".csv")))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_communication_time_never_exceeds_wall_time(self):
+        app = [r for r in self.rows if r.get("wall_s") is not None and r.get("comm_s") is not None
+               and r["origin"] == "suite"]
+        self.assertTrue(app)
+        over = [r for r in app if r["comm_s"] > r["wall_s"] * (1 + 1e-9)]
+        self.assertEqual(over, [])
+
+    def test_the_answer_first_within_40_kb_with_a_verdict_per_claim(self):
+        self.assertLessEqual(len(self.md.encode()), 40 * 1024)
+        lines = [l for l in self.md.splitlines() if l.strip()]
+        self.assertEqual(lines[1], "## The answer")
+        section = self.md.split("## The answer", 1)[1].split("\n## ", 1)[0]
+        rows = [l for l in section.splitlines() if l.startswith("| Fig") or
+                l.startswith("| Frontera") or l.startswith("| SC'22")]
+        self.assertEqual(len(rows), len(C.CLAIMS))
+        for line in rows:
+            self.assertTrue(VERDICT.search(line), line)
+
+    def test_the_distance_to_the_machine_has_both_floors(self):
+        part = self.md.split("### The distance to the machine", 1)[1].split("\n## ", 1)[0]
+        floor = next(l for l in part.splitlines() if l.startswith("| *the machine: floor*"))
+        self.assertNotIn("not probed", floor)
 
 
 if __name__ == "__main__":
