@@ -332,6 +332,21 @@ def report_module():
     return load_script("report")
 
 
+def report_of(study):
+    """(tmp, folder, report.md's text): `scripts/report` run on a copy of a committed study's
+    CSVs and manifest in a temporary folder (removed with `tmp`)."""
+    tmp = tempfile.TemporaryDirectory()
+    folder = os.path.join(tmp.name, os.path.basename(study))
+    os.makedirs(folder)
+    shutil.copytree(os.path.join(study, "csv"), os.path.join(folder, "csv"))
+    shutil.copy(os.path.join(study, "manifest.json"), folder)
+    # the figures are read, never drawn: link them instead of running scripts/plot
+    os.symlink(os.path.join(study, "figures"), os.path.join(folder, "figures"))
+    report_module().build_report(folder)
+    with open(os.path.join(folder, "report.md")) as f:
+        return tmp, folder, f.read()
+
+
 VERDICT = re.compile(r"\*\*(%s)\*\*" % "|".join(re.escape(v) for v in C.VERDICTS))
 
 
@@ -343,16 +358,7 @@ class CommittedStudyReportTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.dir = os.path.join(cls.tmp.name, "vm-2026-11-26")
-        os.makedirs(cls.dir)
-        shutil.copytree(os.path.join(STUDY, "csv"), os.path.join(cls.dir, "csv"))
-        shutil.copy(os.path.join(STUDY, "manifest.json"), cls.dir)
-        # the figures are read, never drawn: link them instead of running scripts/plot
-        os.symlink(os.path.join(STUDY, "figures"), os.path.join(cls.dir, "figures"))
-        report_module().build_report(cls.dir)
-        with open(os.path.join(cls.dir, "report.md")) as f:
-            cls.md = f.read()
+        cls.tmp, cls.dir, cls.md = report_of(STUDY)
 
     @classmethod
     def tearDownClass(cls):
@@ -415,15 +421,7 @@ class LatestStudyTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.dir = os.path.join(cls.tmp.name, os.path.basename(LATEST))
-        os.makedirs(cls.dir)
-        shutil.copytree(os.path.join(LATEST, "csv"), os.path.join(cls.dir, "csv"))
-        shutil.copy(os.path.join(LATEST, "manifest.json"), cls.dir)
-        os.symlink(os.path.join(LATEST, "figures"), os.path.join(cls.dir, "figures"))
-        report_module().build_report(cls.dir)
-        with open(os.path.join(cls.dir, "report.md")) as f:
-            cls.md = f.read()
+        cls.tmp, cls.dir, cls.md = report_of(LATEST)
         cls.rows = schema.read_many(sorted(
             os.path.join(LATEST, "csv", n) for n in os.listdir(os.path.join(LATEST, "csv"))
             if n.endswith(".csv")))
