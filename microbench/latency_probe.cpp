@@ -11,8 +11,6 @@
 // (one clock read costs a fair part of a fast round trip); the one-way figure of a batch
 // is its time / (2 x batch). Per repetition the median batch, over repetitions the
 // median of those. A deadline bounds everything: the probe never hangs.
-#include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -26,7 +24,14 @@
 #include <thread>
 #include <vector>
 
+#include "harness/cpu_affinity.hpp"
+#include "harness/stats.hpp"
+
 namespace {
+
+using commbench::allowed_cpus;
+using commbench::pin;
+using commbench::summarize;
 
 using Clock = std::chrono::steady_clock;
 
@@ -49,24 +54,6 @@ struct Shared {
   Clock::time_point deadline;
   bool yield = false;  // one CPU: a spinning thread must let its peer run
 };
-
-// The first `n` CPUs of this process's affinity mask.
-std::vector<int> allowed_cpus(size_t n) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> out;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
-  for (int c = 0; c < CPU_SETSIZE && out.size() < n; ++c)
-    if (CPU_ISSET(c, &set)) out.push_back(c);
-  return out;
-}
-
-bool pin(pthread_t thread, int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(thread, sizeof set, &set) == 0;
-}
 
 void ponger(Shared& s) {
   uint64_t expect = 1;
@@ -94,12 +81,6 @@ bool round_trips(Shared& s, uint64_t& seq, size_t n) {
     }
   }
   return true;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
 double tenth(double v) {
@@ -161,7 +142,7 @@ int main(int argc, char** argv) {
     if (batches.empty()) break;
     double low = *std::min_element(batches.begin(), batches.end());
     fastest = rep_medians.empty() ? low : std::min(fastest, low);
-    rep_medians.push_back(median(std::move(batches)));
+    rep_medians.push_back(summarize(batches).p50);
   }
   s.stop.value.store(1, std::memory_order_relaxed);
   peer.join();
@@ -171,7 +152,7 @@ int main(int argc, char** argv) {
                  deadline_ms);
     return 1;
   }
-  double p50 = median(rep_medians);
+  double p50 = summarize(rep_medians).p50;
   nlohmann::ordered_json out;
   out["probe"] = "thread-pingpong";
   out["one_way_ns_p50"] = tenth(p50);

@@ -11,9 +11,6 @@
 // buffer to another (both touched first, so page faults are not timed). Each repetition
 // times one copy; the figure is bytes / time in MB/s (10^6, the suite's unit), the median
 // over repetitions, with the fastest beside it. A deadline bounds everything.
-#include <pthread.h>
-#include <sched.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -25,36 +22,21 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "harness/cpu_affinity.hpp"
+#include "harness/stats.hpp"
+
 namespace {
 
+using commbench::allowed_cpus;
+using commbench::pin;
+using commbench::summarize;
+using commbench::Summary;
+
 using Clock = std::chrono::steady_clock;
-
-// The first CPU of this process's affinity mask, or -1.
-int first_allowed_cpu() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) return c;
-  return -1;
-}
-
-bool pin_self(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
 
 // Keeps the compiler from proving the copy's destination unused and dropping the copy.
 void escape(void* p) {
   asm volatile("" : : "g"(p) : "memory");
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
 }  // namespace
@@ -85,8 +67,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  int cpu = first_allowed_cpu();
-  bool pinned = cpu >= 0 && pin_self(cpu);
+  const std::vector<int> cpus = allowed_cpus(1);
+  const int cpu = cpus.empty() ? -1 : cpus[0];
+  const bool pinned = cpu >= 0 && pin(pthread_self(), cpu);
   // new char[] leaves the pages untouched; memset faults them in before anything is timed.
   std::unique_ptr<char[]> src(new (std::nothrow) char[bytes]);
   std::unique_ptr<char[]> dst(new (std::nothrow) char[bytes]);
@@ -127,8 +110,9 @@ int main(int argc, char** argv) {
   }
   nlohmann::ordered_json out;
   out["probe"] = "memcpy";
-  out["copy_MBps_p50"] = std::round(median(mbps));
-  out["copy_MBps_max"] = std::round(*std::max_element(mbps.begin(), mbps.end()));
+  const Summary sum = summarize(mbps);
+  out["copy_MBps_p50"] = std::round(sum.p50);
+  out["copy_MBps_max"] = std::round(sum.max);
   out["bytes"] = bytes;
   out["cpu"] = cpu;
   out["pinned"] = pinned;

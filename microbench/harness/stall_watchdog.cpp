@@ -31,10 +31,9 @@ StallWatchdog::~StallWatchdog() {
   thread_.join();
 }
 
-void StallWatchdog::arm(double silence_s, double shown_s, int rank, const std::string& peer) {
+void StallWatchdog::arm(double silence_s, int rank, const std::string& peer) {
   std::lock_guard<std::mutex> g(mu_);
   silence_s_ = silence_s;
-  shown_s_ = shown_s;
   rank_ = rank;
   peer_ = peer;
 }
@@ -88,7 +87,7 @@ void StallWatchdog::watch() {
                         "%s: error (rank %d): lost %s%s%s: nothing received or sent for "
                         "%.1f s (--read-timeout %g s; link down or host lost)\n",
                         program_.c_str(), rank_, peer_.c_str(), doing_.empty() ? "" : " during ",
-                        doing_.c_str(), static_cast<double>(quiet) / 1e9, shown_s_);
+                        doing_.c_str(), static_cast<double>(quiet) / 1e9, silence_s_);
       if (n > 0) (void)!::write(2, buf, static_cast<size_t>(n) < sizeof buf ? n : sizeof buf - 1);
       // The launcher forwards output asynchronously; a moment lets it take the line
       // before our exit makes it tear the job down (Bootstrap::fail_here does the same).

@@ -45,9 +45,9 @@ class StallWatchdog {
   StallWatchdog& operator=(const StallWatchdog&) = delete;
 
   // Watches from now on: `silence_s` (> 0; 0 disarms) without a tick ends the run with
-  // "<program>: error (rank R): lost <peer>: nothing received or sent for N s
-  // (--read-timeout <shown_s> s; ...)". Re-arming keeps the clock of the last tick.
-  void arm(double silence_s, double shown_s, int rank, const std::string& peer);
+  // "<program>: error (rank R): lost <peer> during <doing>: nothing received or sent for
+  // N s (--read-timeout <silence_s> s; ...)". Re-arming keeps the clock of the last tick.
+  void arm(double silence_s, int rank, const std::string& peer);
   // Extra silence allowed while one unit of `bytes` is in flight (bytes / floor rate).
   void allow_unit(std::uint64_t bytes);
   // What runs now ("tcp:epoll at 8 B"; empty: nothing said), for the line.
@@ -68,7 +68,7 @@ class StallWatchdog {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  double silence_s_ = 0, shown_s_ = 0, unit_s_ = 0;
+  double silence_s_ = 0, unit_s_ = 0;
   int rank_ = 0;
   std::string peer_;
   std::string doing_;

@@ -105,7 +105,7 @@ BenchSession::BenchSession(int argc, char** argv, const std::string& program, Be
 // --read-timeout after the last completed read or write, wherever the run blocks.
 void BenchSession::watch(double silence_s) {
   if (boot().rank() > 1 || opts_.read_timeout_s <= 0) return stall_.disarm();
-  stall_.arm(silence_s, silence_s, boot().rank(), peer_);
+  stall_.arm(silence_s, boot().rank(), peer_);
 }
 
 void BenchSession::fail_with_peer(const std::string& what) {
