@@ -8,6 +8,7 @@
 
 #include "harness/finalize_watchdog.hpp"
 #include "harness/inherited_listeners.hpp"
+#include "harness/mpich_ucx_finalize.hpp"
 #include "mpi/mpi_session.hpp"
 
 namespace commbench {
@@ -17,7 +18,10 @@ Bootstrap::Bootstrap(int& argc, char**& argv, std::string program, const std::st
     : program_(std::move(program)) {
   inherited_closed_ = close_inherited_listeners();
   steering_ = &steer_libraries(interface);
-  MPI_Init_thread(&argc, &argv, thread_level, &thread_level_);
+  {
+    mpich_ucx_finalize::CaptureLibraryWorkers capture;
+    MPI_Init_thread(&argc, &argv, thread_level, &thread_level_);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   if (thread_level_ < thread_level)
@@ -30,10 +34,11 @@ Bootstrap::~Bootstrap() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  // Every rank enters MPI_Finalize together: a rank still driving MPI progress while a
-  // peer already finalizes is what sets off MPICH 4.0.2's finalize race over UCX tcp
-  // (harness/finalize_watchdog.hpp); the watchdog bounds what the barrier cannot prevent.
+  // Every rank enters MPI_Finalize together, and on MPICH 4.0.2 + UCX none leaves its
+  // endpoints' closes before all are done (harness/mpich_ucx_finalize.hpp). The watchdog
+  // is the last resort where that remedy cannot engage.
   MPI_Barrier(MPI_COMM_WORLD);
+  mpich_ucx_finalize::arm(size_);
   FinalizeWatchdog watchdog(rank_);
   MPI_Finalize();
 }
@@ -92,6 +97,7 @@ long long Bootstrap::sum(long long mine) const {
 void Bootstrap::fail_all(const std::string& message, int code) {
   if (rank_ == 0) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), message.c_str());
   std::fflush(stderr);
+  mpich_ucx_finalize::arm(size_);
   MPI_Finalize();
   std::exit(code);
 }

@@ -1,11 +1,10 @@
-// A bounded MPI_Finalize. MPICH 4.0.2 over UCX's tcp transport (every run between hosts
-// here) can hang in MPI_Finalize: one rank waits inside UCX for a flush acknowledgement
-// from a peer that has already entered the PMI barrier, where nothing progresses UCX
-// (fixed upstream by pmodels/mpich PR 6596, "remove MPIR_pmi_barrier in finalize"). A
-// barrier before it makes the race rare, not impossible. By the time Bootstrap finalizes,
-// every result is written and validated, so a rank whose MPI_Finalize has not returned
-// after the grace period says so in one line and exits 0 instead of hanging the job; every
-// rank arms its own watchdog, so the ranks blocked in the PMI barrier go too.
+// A bounded MPI_Finalize, the last resort. MPICH 4.0.2 over UCX's tcp transport could
+// hang in MPI_Finalize (fixed upstream by pmodels/mpich PR 6596); Bootstrap now prevents
+// that (harness/mpich_ucx_finalize.hpp) wherever MPICH speaks PMI-1 over the launcher's
+// descriptor. Elsewhere, or if a peer dies inside finalize, a rank whose MPI_Finalize has
+// not returned after the grace period says so in one line and exits 0 instead of hanging
+// the job (its launcher may still call that exit a failure). By then every result is
+// written and validated.
 #pragma once
 
 #include <chrono>

@@ -9,6 +9,9 @@
            proof that no shared memory crosses a host)
   apps     3 hosts through the emulator (a small delay): transpose_sum and merge in both
            layouts on tcp, ucx and mpi, validated
+  finalize 4 hosts at full speed: a 4-rank merge, one rank per host, 6 times with the
+           finalize watchdog off; every job exits 0 within its minute (MPICH 4.0.2 + UCX
+           hung in about half of these before microbench/harness/mpich_ucx_finalize.hpp)
 
 Exit 77 (CTest: skipped) with one line when the machine cannot make namespaces."""
 
@@ -144,9 +147,21 @@ def test_apps(a):
                         raise Failed("%s %s %s not validated" % (app, layout, backend))
 
 
+def test_finalize(a):
+    exe = os.path.join(a.build_dir, "appbench", "merge")
+    with Cluster.of(a, 4):
+        for i in range(6):
+            # The watchdog off: a finalize that hangs times the job out instead of being
+            # ended by it, and mpirun() fails on any exit but 0.
+            mpirun(a.name, a.flavor, 4, ["env", "COMMBENCH_FINALIZE_GRACE_S=0", exe,
+                                         "--backend", "tcp", "--runs", "1", "--warmup", "0",
+                                         "--chunk-size", "2000"], timeout=60)
+            print("job %d of 6 exited 0" % (i + 1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("check", choices=["errors", "bridge", "delay", "apps"])
+    ap.add_argument("check", choices=["errors", "bridge", "delay", "apps", "finalize"])
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--flavor", required=True, choices=["openmpi", "mpich"])
     ap.add_argument("--name", help="cluster name (default: from check and flavor)")
@@ -162,7 +177,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     try:
         {"errors": test_errors, "bridge": test_bridge, "delay": test_delay,
-         "apps": test_apps}[a.check](a)
+         "apps": test_apps, "finalize": test_finalize}[a.check](a)
     except Failed as e:
         print("FAILED: %s" % e)
         return 1
