@@ -5,7 +5,8 @@ alternating rounds so both see the same machine state. Latency is probed with ra
 receive pays a scheduler wake-up that flips between about 3 and 35 us on this VM from one
 run to the next, which would swamp the few microseconds measured here. Medians over rounds; the
 result (with every round's raw numbers and the command) is what `up` puts into every run's
-sidecar over the emulator (COMMBENCH_LINK.emulator_cost)."""
+sidecar over the emulator (COMMBENCH_LINK.emulator_cost). Beside it, the floor under any
+user-space forwarder's cost on this machine: one process wake-up (wake_probe)."""
 
 import csv
 import datetime
@@ -44,6 +45,25 @@ def _measure(vcluster, name, build_dir, folder, tag):
     return lat, mbps
 
 
+def _commit():
+    """The checkout's commit (-dirty when tracked files differ), for the provenance."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run(["git", "-C", here, "describe", "--always", "--dirty", "--abbrev=7"],
+                       text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return p.stdout.strip() or None
+
+
+def wake_floor(build_dir):
+    """The least one user-space hop costs here (wake_probe: a process woken from read() by
+    another's write, on the same CPU and on another), or None without the probe. At zero
+    delay linkemu adds at least the same-CPU figure to every frame."""
+    probe = os.path.join(build_dir, "scripts", "linkemu", "wake_probe")
+    if not os.access(probe, os.X_OK):
+        return None
+    p = subprocess.run([probe], text=True, stdout=subprocess.PIPE, timeout=120)
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
 def run(name, build_dir, rounds, out, vcluster):
     rounds_out = []
     with tempfile.TemporaryDirectory(prefix="vcluster-calibrate-") as tmp:
@@ -70,7 +90,9 @@ def run(name, build_dir, rounds, out, vcluster):
         "bandwidth_MBps_emulator": round(med["emulator"]["bandwidth_MBps"], 1),
         "bandwidth_ratio_emulator_over_bridge": round(med["emulator"]["bandwidth_MBps"] /
                                                       med["bridge"]["bandwidth_MBps"], 3),
+        "wake_floor_us_one_way": wake_floor(build_dir),
         "rounds": rounds_out, "build_dir": os.path.relpath(build_dir),
+        "commit": _commit(),
         "measured_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
         "load_avg_1min_after": os.getloadavg()[0],
         "command": "scripts/vcluster calibrate --build-dir %s --rounds %d" % (
