@@ -22,7 +22,9 @@ constexpr uint64_t kWakeTag = 1ull << 63;
 
 std::chrono::nanoseconds default_spin_yield_after() {
   long local = 0;
-  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+  // The launcher counts ranks per host name; COMMBENCH_MACHINE_RANKS (the harness's count
+  // per kernel, harness/machine_ranks.hpp) also sees virtual hosts sharing these CPUs.
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "COMMBENCH_MACHINE_RANKS"})
     if (const char* s = std::getenv(v)) local = std::max(local, std::atol(s));
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (local > 0 && cpus > 0 && local > cpus) return std::chrono::microseconds(2);

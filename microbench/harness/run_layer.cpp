@@ -10,6 +10,7 @@
 #include "comm/fd_limit.hpp"
 #include "comm/peer_auth.hpp"
 #include "comm/registry.hpp"
+#include "harness/machine_ranks.hpp"
 #include "harness/network_metadata.hpp"
 #include "harness/numeric_range.hpp"
 #include "harness/run_guard.hpp"
@@ -91,6 +92,7 @@ Bootstrap& RunLayer::start(int& argc, char**& argv, const RunSelection& selectio
   boot_ = std::make_unique<Bootstrap>(argc, argv, program_, request_.value,
                                       needed_thread_level(selection));
   arm_run_timeout(boot_->program(), selection.run_timeout_s);
+  note_machine_ranks(*boot_);
   return *boot_;
 }
 

@@ -115,7 +115,9 @@ void resolve_selection(RunSelection& s, Family family) {
 void apply_idle_options(const RunSelection& s, EventLoop& loop) {
   LoopOptions lo = loop.options();
   lo.spin_budget = from_us(s.idle_spin_us);
-  if (s.idle_yield_after_us >= 0) lo.spin_yield_after = from_us(s.idle_yield_after_us);
+  // -1: automatic, evaluated now that the harness has counted the machine's ranks.
+  lo.spin_yield_after =
+      s.idle_yield_after_us >= 0 ? from_us(s.idle_yield_after_us) : default_spin_yield_after();
   // An app runs one entry: its rule is the run's. The microbenchmarks switch per entry.
   if (s.specs.size() == 1) lo = spec_loop_options(s.specs.front(), lo);
   loop.set_options(lo);
