@@ -65,8 +65,9 @@ void add_selection_options(CLI::App& app, RunSelection& s, Family family) {
        "Event loop: microseconds an idle loop keeps polling before it blocks (or naps)"},
       {"--idle-yield-after", &s.idle_yield_after_us,
        "Event loop: after this many idle microseconds each spin turn also yields the core "
-       "(sched_yield), so a peer sharing the core can run; -1 = auto: 2 when the node runs "
-       "more ranks than CPUs, else never",
+       "(sched_yield), so a peer sharing the core can run; -1 = auto: 2 when this machine "
+       "runs more ranks than CPUs (ranks on one kernel: virtual hosts count as one "
+       "machine), else never",
        -1},
   };
   add_option_rows(app, numbers, ShowDefault::yes);

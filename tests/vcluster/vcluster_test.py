@@ -8,7 +8,8 @@
            baseline validates and measures an 8 B one-way latency of at least 50 us (the
            proof that no shared memory crosses a host)
   apps     3 hosts through the emulator (a small delay): transpose_sum and merge in both
-           layouts on tcp, ucx and mpi, validated
+           layouts on tcp, ucx and mpi, validated; every rank counts the 4 ranks as its
+           machine's (the hosts share its CPUs) and its loop yields when they outnumber them
   finalize 4 hosts at full speed: a 4-rank merge, one rank per host, 6 times with the
            finalize watchdog off; every job exits 0 within its minute (MPICH 4.0.2 + UCX
            hung in about half of these before microbench/harness/mpich_ucx_finalize.hpp)
@@ -145,6 +146,21 @@ def test_apps(a):
                     if "validation: PASSED" not in text or not got or \
                             any(r["validated"] != "1" or r["wrong"] not in ("0", "") for r in got):
                         raise Failed("%s %s %s not validated" % (app, layout, backend))
+                    machine_ranks_check(out_csv[:-4] + ".json", 4)
+
+
+def machine_ranks_check(sidecar, ranks):
+    """The virtual hosts share this machine's CPUs: every rank counts all `ranks` as its
+    machine's, and the loops yield when they outnumber the CPUs (harness/machine_ranks.hpp),
+    though the launcher puts at most 2 on any one host."""
+    with open(sidecar) as f:
+        meta = json.load(f)
+    counted = meta["environment"].get("COMMBENCH_MACHINE_RANKS")
+    yield_ns = meta["settings"]["spin_yield_after_ns"]
+    want_yield = 2000 if ranks > os.cpu_count() else 2**63 - 1
+    if counted != str(ranks) or yield_ns != want_yield:
+        raise Failed("%s: COMMBENCH_MACHINE_RANKS %s (want %d), spin_yield_after_ns %s (want %d)"
+                     % (sidecar, counted, ranks, yield_ns, want_yield))
 
 
 def test_finalize(a):
