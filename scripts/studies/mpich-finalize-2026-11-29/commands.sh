@@ -2,7 +2,7 @@
 # Item 6 of issue 28: MPICH jobs across virtual hosts exit 0. 30 x a 16-rank merge on 4
 # hosts and 30 x a 2-rank bidirectional bandwidth on 2 hosts (the first 2 of the 4), MPICH
 # build, the finalize watchdog off (a hang would time out at 120 s instead of being ended).
-# Usage: results/mpich-finalize-2026-11-29/commands.sh BUILD_DIR OUT_DIR
+# Usage: scripts/studies/mpich-finalize-2026-11-29/commands.sh BUILD_DIR OUT_DIR
 set -u
 B=${1:-build/mpich}
 OUT=${2:-results/mpich-finalize-2026-11-29/logs}
