@@ -3,9 +3,12 @@
 #include "harness/run_selection.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "comm/registry.hpp"
 #include "harness/backend_listing.hpp"
@@ -186,15 +189,31 @@ TEST(RunSelection, IdleOptionsReachTheLoop) {
     apply_idle_options(parsed(family, {"--idle-spin", "0", "--idle-yield-after", "7"}), loop);
     EXPECT_EQ(loop.options().spin_budget.count(), 0);
     EXPECT_EQ(loop.options().spin_yield_after.count(), 7000);
-    auto auto_yield = loop.options().spin_yield_after;
     apply_idle_options(parsed(family, {"--idle-spin", "2.5"}), loop);
     EXPECT_EQ(loop.options().spin_budget.count(), 2500);
-    EXPECT_EQ(loop.options().spin_yield_after, auto_yield);  // -1 leaves it as it was
+    // -1: the automatic rule, evaluated when the options are applied (after MPI_Init, when
+    // the harness has counted the machine's ranks)
+    EXPECT_EQ(loop.options().spin_yield_after, default_spin_yield_after());
     EXPECT_EQ(refusal([&] {
                 parsed(family, {"--idle-spin", "-1"});
               }),
               "--idle-spin: must be >= 0, got -1");
   }
+}
+
+TEST(RunSelection, TheMachinesRanksDecideTheAutomaticYield) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const char* before = std::getenv("COMMBENCH_MACHINE_RANKS");
+  std::string saved = before ? before : "";
+  // More ranks on this kernel than CPUs (virtual hosts the launcher counts apart): yield.
+  setenv("COMMBENCH_MACHINE_RANKS", std::to_string(cpus + 1).c_str(), 1);
+  EventLoop loop;
+  apply_idle_options(parsed(Family::appbench, {}), loop);
+  EXPECT_EQ(loop.options().spin_yield_after, std::chrono::microseconds(2));
+  if (before)
+    setenv("COMMBENCH_MACHINE_RANKS", saved.c_str(), 1);
+  else
+    unsetenv("COMMBENCH_MACHINE_RANKS");
 }
 
 // An entry's @idle rule: its own series (label), its own loop options over the run's, and
