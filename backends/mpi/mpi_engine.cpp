@@ -44,6 +44,7 @@ bool Engine::Wait::await_ready() {
   }
   if (flag) {
     op_.completed();
+    e_.loop_.retry_found_something();
     return done_ = true;
   }
   return false;
@@ -52,7 +53,7 @@ bool Engine::Wait::await_ready() {
 bool Engine::Wait::await_suspend(std::coroutine_handle<> h) {
   switch (policy_) {
     case Progress::cooperative:
-      e_.loop_.schedule(h);  // test again next turn
+      e_.loop_.retry(h);  // test again next turn
       return true;
     case Progress::blocking: {
       op_.status.MPI_ERROR = MPI_SUCCESS;

@@ -31,6 +31,15 @@ std::chrono::nanoseconds default_spin_yield_after() {
   return std::chrono::nanoseconds::max();
 }
 
+void EventLoop::retry_found_nothing() {
+  const uint64_t now = now_ns();
+  if (fruitless_since_ns_ == 0) fruitless_since_ns_ = now;
+  if (now - fruitless_since_ns_ >= static_cast<uint64_t>(options_.spin_yield_after.count())) {
+    sched_yield();
+    ++stats_.retry_yields;
+  }
+}
+
 uint64_t EventLoop::now_ns() noexcept {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

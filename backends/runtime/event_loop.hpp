@@ -44,12 +44,13 @@ struct LoopOptions {
 };
 
 struct LoopStats {
-  uint64_t turns = 0;     // turns of the loop
-  uint64_t blocks = 0;    // times it blocked in epoll with every poller armed
-  uint64_t naps = 0;      // bounded sleeps because a poller could not arm
-  uint64_t slept_ns = 0;  // wall time spent blocked or napping
-  uint64_t peeks = 0;     // zero-timeout epoll calls of turns
-  uint64_t probes = 0;    // turns that made a waiting reader's probe instead of a peek
+  uint64_t turns = 0;         // turns of the loop
+  uint64_t blocks = 0;        // times it blocked in epoll with every poller armed
+  uint64_t naps = 0;          // bounded sleeps because a poller could not arm
+  uint64_t slept_ns = 0;      // wall time spent blocked or napping
+  uint64_t peeks = 0;         // zero-timeout epoll calls of turns
+  uint64_t probes = 0;        // turns that made a waiting reader's probe instead of a peek
+  uint64_t retry_yields = 0;  // cores given up by waiters retrying in vain (retry())
 };
 
 class EventLoop;
@@ -147,6 +148,19 @@ class EventLoop {
 
   // --- coroutines ------------------------------------------------------------------
   void schedule(std::coroutine_handle<> h) { ready_.push(h); }
+  // A waiter whose test found nothing and will test again next turn (the cooperative
+  // policies): queued like schedule(h). Such a waiter keeps the loop busy, so the idle
+  // rule's yield never engages; where ranks outnumber CPUs (spin_yield_after set) a
+  // waiter that has found nothing for spin_yield_after yields the core here instead, or
+  // it holds its CPU for whole time slices while the peer it waits for cannot run
+  // (merge across virtual hosts in 8 ms steps, results/app-paradox-2026-11-29).
+  void retry(std::coroutine_handle<> h) {
+    ready_.push(h);
+    if (options_.spin_yield_after != std::chrono::nanoseconds::max()) [[unlikely]]
+      retry_found_nothing();
+  }
+  // A waiter's test succeeded: the stretch of fruitless retries is over.
+  void retry_found_something() noexcept { fruitless_since_ns_ = 0; }
 
   // Runs the loop until `task` finishes and returns its result (or rethrows).
   template <typename T>
@@ -252,6 +266,8 @@ class EventLoop {
   void idle();
 
   LoopOptions options_;
+  void retry_found_nothing();
+
   ReadyQueue ready_;
   std::vector<Poller*> pollers_;
   TimerQueue timers_;
@@ -264,6 +280,7 @@ class EventLoop {
   // with more, each would cost a call per turn where one epoll call covers them all.
   FdWait* probing_ = nullptr;
   uint64_t idle_since_ns_ = 0;
+  uint64_t fruitless_since_ns_ = 0;  // first fruitless retry() since a test succeeded
   uint64_t nap_ns_ = 0;
   // Clock reads are amortized over turns (see turn() and idle()).
   unsigned timer_tick_ = 0;

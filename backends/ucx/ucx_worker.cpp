@@ -249,19 +249,20 @@ constexpr int kExtraCooperativeTries = 8;
 bool Worker::cooperative_tries(Op& op, CancelToken token, CancelHook hook) {
   for (;;) {
     progress();
-    if (op.done) return true;
+    if (op.done) break;
     if (op.cancel_asked || !token.cancelled()) break;
     op.cancel_asked = true;
     if (hook.fn) hook.fn(hook.arg, op.request);
-    if (op.done) return true;
+    if (op.done) break;
   }
   for (int i = 0; i < kExtraCooperativeTries && !op.done && !loop_.others_ready(); ++i) progress();
+  if (op.done) loop_.retry_found_something();
   return op.done;
 }
 
 bool Worker::Wait::await_suspend(std::coroutine_handle<> h) {
   if (w_.policy_ == Progress::cooperative) {
-    w_.loop_.schedule(h);  // a yield; the next await tries again
+    w_.loop_.retry(h);  // a yield; the next await tries again
     return true;
   }
   if (token_.can_be_cancelled()) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "runtime/async_mutex.hpp"
@@ -334,6 +335,60 @@ LoopOptions spinning_loop() {
 Task<void> send_after_turns(EventLoop& loop, int fd, int turns, char c = 'x') {
   for (int i = 0; i < turns; ++i) co_await loop.yield();
   EXPECT_EQ(send(fd, &c, 1, 0), 1);
+}
+
+// A cooperative waiter: tests `ready` each time, retries through the loop until it holds.
+struct RetryUntil {
+  EventLoop& loop;
+  const int& tests_left;
+  bool await_ready() {
+    if (tests_left > 0) return false;
+    loop.retry_found_something();
+    return true;
+  }
+  void await_suspend(std::coroutine_handle<> h) { loop.retry(h); }
+  void await_resume() const noexcept {}
+};
+
+Task<void> wait_retrying(EventLoop& loop, int& tests_left) {
+  for (;;) {
+    --tests_left;
+    if (tests_left <= 0) break;
+    co_await RetryUntil{loop, tests_left};
+  }
+  co_await RetryUntil{loop, tests_left};
+}
+
+TEST(EventLoopRetry, AFruitlessRetryYieldsTheCoreWhereRanksOutnumberCpus) {
+  LoopOptions o = spinning_loop();
+  o.spin_yield_after = 0ns;  // what the automatic rule picks on an oversubscribed machine
+  EventLoop loop(o);
+  int tests_left = 200;
+  loop.run(wait_retrying(loop, tests_left));
+  // The first fruitless retry starts the stretch; every one after it yields.
+  EXPECT_GE(loop.stats().retry_yields, 190u);
+}
+
+TEST(EventLoopRetry, NoYieldWhereTheCpusSuffice) {
+  EventLoop loop(spinning_loop());  // spin_yield_after = max: the machine is not shared
+  int tests_left = 200;
+  loop.run(wait_retrying(loop, tests_left));
+  EXPECT_EQ(loop.stats().retry_yields, 0u);
+}
+
+TEST(EventLoopRetry, ASuccessEndsTheFruitlessStretch) {
+  LoopOptions o = spinning_loop();
+  o.spin_yield_after = 5ms;
+  EventLoop loop(o);
+  // Twelve short waits 1 ms apart: 12 ms of waiting in all, but each stretch of fruitless
+  // retries ends with its success, so none reaches 5 ms (without the reset, the retries
+  // after the sixth wait would yield).
+  for (int round = 0; round < 12; ++round) {
+    int tests_left = 5;
+    loop.run(wait_retrying(loop, tests_left));
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(loop.stats().retry_yields, 0u);
 }
 
 TEST(EventLoopProbe, TheOnlyWaitersProbeTakesTheDataWithoutAskingEpoll) {
