@@ -1,7 +1,7 @@
 #!/bin/bash
 cd /work/main
 F=${1:-openmpi}
-OUT=/tmp/paradox/exp3-$F
+OUT=${OUT:-/tmp/paradox/exp3-$F}
 mkdir -p $OUT
 scripts/vcluster --name px up --hosts 2 > /dev/null
 trap 'scripts/vcluster --name px down > /dev/null' EXIT

@@ -1,7 +1,7 @@
 #!/bin/bash
 cd /work/main
 F=openmpi
-OUT=/tmp/paradox/exp4
+OUT=${OUT:-/tmp/paradox/exp4}
 mkdir -p $OUT
 scripts/vcluster --name px up --hosts 2 > /dev/null
 trap 'scripts/vcluster --name px down > /dev/null' EXIT
