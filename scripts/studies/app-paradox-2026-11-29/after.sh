@@ -3,7 +3,7 @@ cd /work/main
 F=${1:-openmpi}
 OUT=${OUT:-/tmp/paradox/exp3-$F}
 mkdir -p $OUT
-scripts/vcluster --name px up --hosts 2 > /dev/null
+scripts/vcluster --name px up --hosts 2 ${DELAY:+--delay $DELAY} > /dev/null
 trap 'scripts/vcluster --name px down > /dev/null' EXIT
 run() {
   local tag=$1 be=$2; shift 2
