@@ -264,10 +264,9 @@ class EventLoop {
   bool peek_epoll();
   bool run_probe();
   void idle();
+  void retry_found_nothing();  // retry()'s slow side: when to yield the core
 
   LoopOptions options_;
-  void retry_found_nothing();
-
   ReadyQueue ready_;
   std::vector<Poller*> pollers_;
   TimerQueue timers_;

@@ -10,8 +10,6 @@
 
 namespace commbench {
 
-namespace {
-// The running kernel's identity; a host name stands in where /proc does not say.
 std::string machine_id() {
   std::ifstream f("/proc/sys/kernel/random/boot_id");
   std::string id;
@@ -20,7 +18,6 @@ std::string machine_id() {
   gethostname(host, sizeof host - 1);
   return std::string("host:") + host;
 }
-}  // namespace
 
 int note_machine_ranks(const Bootstrap& boot) {
   const std::string mine = machine_id();

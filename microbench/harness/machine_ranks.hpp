@@ -6,9 +6,15 @@
 // reads the count from $COMMBENCH_MACHINE_RANKS, which note_machine_ranks sets.
 #pragma once
 
+#include <string>
+
 namespace commbench {
 
 class Bootstrap;
+
+// This rank's machine: the running kernel's boot_id (a host name where /proc does not
+// say). The sidecar's machine.ranks_on_node counts ranks by it too (machine_state.hpp).
+std::string machine_id();
 
 // Collective: every rank calls it once, after MPI_Init. Returns the count it set.
 int note_machine_ranks(const Bootstrap& boot);

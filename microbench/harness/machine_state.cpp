@@ -25,12 +25,12 @@ nlohmann::ordered_json load_value(double v) {
 }  // namespace
 
 nlohmann::ordered_json machine_state(const LoadAverage& start,
-                                     const std::vector<std::string>& hosts) {
+                                     const std::vector<std::string>& machines) {
   LoadAverage end = load_average();
-  std::map<std::string, long> per_host;
-  for (const auto& h : hosts) ++per_host[h];
+  std::map<std::string, long> per_machine;
+  for (const auto& m : machines) ++per_machine[m];
   long ranks_on_node = 0;
-  for (const auto& [host, n] : per_host) ranks_on_node = std::max(ranks_on_node, n);
+  for (const auto& [machine, n] : per_machine) ranks_on_node = std::max(ranks_on_node, n);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   nlohmann::ordered_json m;
   m["load_avg_1min_start"] = load_value(start.one_min);

@@ -17,9 +17,10 @@ struct LoadAverage {
 LoadAverage load_average() noexcept;
 
 // {"load_avg_1min_start", "load_avg_5min_start", "load_avg_1min_end", "load_avg_5min_end",
-//  "cpus_online", "ranks_on_node", "oversubscribed"}; `hosts` holds every rank's host
-// name, so ranks_on_node is the most ranks any one host runs. `end` is taken now.
+//  "cpus_online", "ranks_on_node", "oversubscribed"}; `machines` holds every rank's
+// machine_id() (harness/machine_ranks.hpp), so ranks_on_node is the most ranks any one
+// machine runs, virtual hosts sharing its CPUs together. `end` is taken now.
 nlohmann::ordered_json machine_state(const LoadAverage& start,
-                                     const std::vector<std::string>& hosts);
+                                     const std::vector<std::string>& machines);
 
 }  // namespace commbench

@@ -9,6 +9,7 @@
 
 #include "commbench_git_commit.hpp"  // generated at build time
 #include "gpu/gpu_path.hpp"
+#include "harness/machine_ranks.hpp"
 #include "harness/secret_env.hpp"
 
 extern char** environ;
@@ -92,7 +93,7 @@ Json collect_metadata(const Bootstrap& boot, const std::vector<std::string>& arg
   meta["hosts"] = hosts;
   meta["cpu_model"] = cpu_model();
   meta["cpus_online"] = sysconf(_SC_NPROCESSORS_ONLN);
-  meta["machine"] = machine_state(load_at_start, hosts);
+  meta["machine"] = machine_state(load_at_start, boot.allgather(machine_id()));
   meta["versions"] = versions;
   meta["environment"] = environment();
   meta["settings"] = settings;

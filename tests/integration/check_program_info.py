@@ -9,6 +9,7 @@ results pipeline reads it (scripts parse these answers; a drift must fail here f
   check_program_info.py sidecar BINARY OUTDIR -- LAUNCHER...
   check_program_info.py probe BINARY
   check_program_info.py memcpy-probe BINARY
+  check_program_info.py wake-probe BINARY
 
 Each prints what it checked and exits non-zero with one line naming the first problem."""
 
@@ -266,6 +267,24 @@ def check_memcpy_probe(binary):
     print("ok: %s MB/s one-core memcpy" % p50)
 
 
+def check_wake_probe(binary):
+    rc, out, err = run([binary, "--trips", "200"], timeout=20)
+    if rc != 0:
+        fail("exited %d: %s" % (rc, err.strip()))
+    j = parse_json(out, binary)
+    if j.get("probe") != "wake" or j.get("trips") != 200 or not j.get("cpus"):
+        fail("unexpected answer %s" % out)
+    for where in ("same_cpu", "other_cpu"):
+        w = j.get(where)
+        if w is None and where == "other_cpu" and len(j["cpus"]) == 1:
+            continue
+        if not (isinstance(w, dict) and all(is_number(w.get(k)) for k in
+                                            ("min_us", "p50_us", "p90_us"))
+                and 0 < w["min_us"] <= w["p50_us"] <= w["p90_us"]):
+            fail("%s: %r" % (where, w))
+    print("ok: %s us one wake-up on one CPU" % j["same_cpu"]["p50_us"])
+
+
 def main(argv):
     if len(argv) < 3:
         fail(__doc__)
@@ -288,6 +307,8 @@ def main(argv):
         check_probe(binary)
     elif what == "memcpy-probe":
         check_memcpy_probe(binary)
+    elif what == "wake-probe":
+        check_wake_probe(binary)
     else:
         fail("unknown check %r" % what)
 

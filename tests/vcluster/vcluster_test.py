@@ -9,7 +9,8 @@
            proof that no shared memory crosses a host)
   apps     3 hosts through the emulator (a small delay): transpose_sum and merge in both
            layouts on tcp, ucx and mpi, validated; every rank counts the 4 ranks as its
-           machine's (the hosts share its CPUs) and its loop yields when they outnumber them
+           machine's (the hosts share its CPUs), the sidecar's machine state says so, and
+           the loops yield when they outnumber the CPUs
   finalize 4 hosts at full speed: a 4-rank merge, one rank per host, 6 times with the
            finalize watchdog off; every job exits 0 within its minute (MPICH 4.0.2 + UCX
            hung in about half of these before microbench/harness/mpich_ucx_finalize.hpp)
@@ -157,10 +158,14 @@ def machine_ranks_check(sidecar, ranks):
         meta = json.load(f)
     counted = meta["environment"].get("COMMBENCH_MACHINE_RANKS")
     yield_ns = meta["settings"]["spin_yield_after_ns"]
-    want_yield = 2000 if ranks > os.cpu_count() else 2**63 - 1
-    if counted != str(ranks) or yield_ns != want_yield:
-        raise Failed("%s: COMMBENCH_MACHINE_RANKS %s (want %d), spin_yield_after_ns %s (want %d)"
-                     % (sidecar, counted, ranks, yield_ns, want_yield))
+    over = ranks > os.cpu_count()
+    want_yield = 2000 if over else 2**63 - 1
+    machine = meta["machine"]
+    if counted != str(ranks) or yield_ns != want_yield or \
+            machine["ranks_on_node"] != ranks or machine["oversubscribed"] is not over:
+        raise Failed("%s: COMMBENCH_MACHINE_RANKS %s, spin_yield_after_ns %s, machine %s "
+                     "(want %d ranks on the machine, yield %d)"
+                     % (sidecar, counted, yield_ns, machine, ranks, want_yield))
 
 
 def test_finalize(a):

@@ -6,7 +6,7 @@ receive pays a scheduler wake-up that flips between about 3 and 35 us on this VM
 run to the next, which would swamp the few microseconds measured here. Medians over rounds; the
 result (with every round's raw numbers and the command) is what `up` puts into every run's
 sidecar over the emulator (COMMBENCH_LINK.emulator_cost). Beside it, the floor under any
-user-space forwarder's cost on this machine: one process wake-up (wake_probe)."""
+user-space forwarder's cost on this machine: one process wake-up (microbench/wake_probe)."""
 
 import csv
 import datetime
@@ -54,10 +54,10 @@ def _commit():
 
 
 def wake_floor(build_dir):
-    """The least one user-space hop costs here (wake_probe: a process woken from read() by
-    another's write, on the same CPU and on another), or None without the probe. At zero
-    delay linkemu adds at least the same-CPU figure to every frame."""
-    probe = os.path.join(build_dir, "scripts", "linkemu", "wake_probe")
+    """The least one user-space hop costs here (microbench/wake_probe: a process woken from
+    read() by another's write, on the same CPU and on another), or None without the probe.
+    At zero delay linkemu adds at least the same-CPU figure to every frame."""
+    probe = os.path.join(build_dir, "microbench", "wake_probe")
     if not os.access(probe, os.X_OK):
         return None
     p = subprocess.run([probe], text=True, stdout=subprocess.PIPE, timeout=120)
