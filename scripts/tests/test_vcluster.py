@@ -32,16 +32,6 @@ class LinkSpecTest(unittest.TestCase):
         self.assertFalse(bridge.needs_emulator)  # tbf and nftables on the bridge
         self.assertEqual(linkspec.parse("").describe(), "full speed")
 
-    def test_superframes_only_where_the_model_acts_alike(self):
-        for spec, whole in (("delay=50us", True), ("delay=50us,rate=1gbit", True),
-                            ("delay=20us,loss=1", False), ("delay=100us,jitter=90us", False),
-                            ("delay=20us,reorder=1", False)):
-            link = linkspec.parse(spec)
-            self.assertEqual(link.whole_superframes, whole, spec)
-            self.assertEqual(link.summary()["emulator_superframes"], whole, spec)
-        self.assertNotIn("emulator_superframes", linkspec.parse("").summary())  # the bridge
-        self.assertTrue(linkspec.parse("").summary(via_emulator=True)["emulator_superframes"])
-
     def test_bad_input_is_one_line(self):
         for bad, words in (("delay=soon", "duration"), ("rate=fast", "not a rate"),
                            ("loss=150", "outside 0..100"), ("colour=red", "unknown link key"),

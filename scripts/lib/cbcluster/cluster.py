@@ -178,8 +178,6 @@ class Cluster:
                "--rate", "%dbit" % link.rate_bps if link.rate_bps else "0",
                "--pidfile", pidfile, "--ready-file", ready,
                "--stats", os.path.join(self.dir, "linkemu-stats.json")]
-        if link.whole_superframes:
-            cmd.append("--gso")
         for h in self.state["hosts"]:
             cmd += ["--port", "%s:%s" % (nsx.netns_path(h["netns"]), IFACE)]
         log = open(os.path.join(self.dir, "linkemu.log"), "w")

@@ -53,15 +53,6 @@ class LinkSpec:
         netem); rate (tbf) and loss (nftables) work on the plain bridge."""
         return self.delay_us > 0 or self.jitter_us > 0 or self.reorder_pct > 0
 
-    @property
-    def whole_superframes(self):
-        """Whether the emulator may carry TCP's segmentation-offload superframes (up to 64
-        KiB) whole (linkemu --gso, about 3x its per-frame throughput). Delay and rate act on
-        a superframe as on its segments sent back to back (rate counts the wire's bytes);
-        loss, jitter and reordering would act on 40-odd segments at once, so those links go
-        frame by frame."""
-        return self.loss_pct == 0 and self.jitter_us == 0 and self.reorder_pct == 0
-
     def validate(self):
         if self.jitter_us > 0 and self.delay_us <= 0:
             raise SpecError("jitter needs a delay (--delay) to vary around")
@@ -87,12 +78,8 @@ class LinkSpec:
 
     def summary(self, via_emulator=False):
         """What a cluster's state, the manifest and every sidecar record of the link."""
-        emulated = self.needs_emulator or via_emulator
-        out = dict(self.to_json(), description=self.describe(),
-                   mode="emulator" if emulated else "bridge")
-        if emulated:
-            out["emulator_superframes"] = self.whole_superframes
-        return out
+        return dict(self.to_json(), description=self.describe(),
+                    mode="emulator" if self.needs_emulator or via_emulator else "bridge")
 
 
 def format_rate(bps):
