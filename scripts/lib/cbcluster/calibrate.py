@@ -46,11 +46,21 @@ def _measure(vcluster, name, build_dir, folder, tag):
 
 
 def _commit():
-    """The checkout's commit (-dirty when tracked files differ), for the provenance."""
+    """The checkout's commit, -dirty when tracked files outside results/ differ (the record
+    this writes is under results/ and differs from the last one by design)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    p = subprocess.run(["git", "-C", here, "describe", "--always", "--dirty", "--abbrev=7"],
-                       text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    return p.stdout.strip() or None
+
+    def git(*args):
+        return subprocess.run(["git", "-C", here] + list(args), text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.strip()
+
+    commit = git("rev-parse", "--short=7", "HEAD")
+    if not commit:
+        return None
+    top = git("rev-parse", "--show-toplevel")
+    dirty = git("-C", top, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                ":(exclude)results")
+    return commit + ("-dirty" if dirty else "")
 
 
 def wake_floor(build_dir):
