@@ -89,8 +89,12 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
                  "the library reports CUDA support at run time, else staged) | pass-through "
                  "| staged (pipelined copies through pinned host buffers)")
       ->capture_default_str();
-  app.add_option("--gpu-chunk", opts_.gpu_chunk,
-                 "Chunk of the staged pipeline (--memory cuda)")
+  app.add_option("--gpu-chunk", opts_.gpu_chunk, "Chunk of the staged pipeline (--memory cuda)")
+      ->capture_default_str();
+  app.add_option("--gpu-sync-copy", opts_.gpu_sync_copy,
+                 "Staged messages with at most this many device bytes (sent in one piece) are "
+                 "copied with a blocking cudaMemcpy instead of a lane copy polled through an "
+                 "event (0 = never)")
       ->capture_default_str();
   app.add_option("--test-corrupt-fetch", opts_.corrupt_every,
                  "Testing aid: each worker flips one byte of every Nth value it fetches from a "
@@ -113,8 +117,9 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
     if (opts_.slice_us <= 0) throw std::invalid_argument("--slice-us must be > 0");
     parse_memory_kind(opts_.memory);
     if (opts_.gpu_path != "auto") gpu::parse_gpu_path(opts_.gpu_path);
-    opts_.gpu_chunk_bytes = parse_size(opts_.gpu_chunk);
+    opts_.gpu_chunk_bytes = parse_size_option("--gpu-chunk", opts_.gpu_chunk);
     if (opts_.gpu_chunk_bytes == 0) throw std::invalid_argument("--gpu-chunk must be > 0");
+    opts_.gpu_sync_copy_bytes = parse_size_option("--gpu-sync-copy", opts_.gpu_sync_copy);
     topo_.layout = parse_layout(opts_.layout);
     if (opts_.preset != "default" && opts_.preset != "paper")
       throw std::invalid_argument("unknown --preset '" + opts_.preset +
@@ -211,6 +216,7 @@ void AppSession::choose_gpu_path() {
   // host memory and pass through the decorator uncopied; device frames arrive as device.
   gpu::StagedOptions so;
   so.chunk_bytes = opts_.gpu_chunk_bytes;
+  so.sync_copy_max = opts_.gpu_sync_copy_bytes;
   so.limits = opts_.backend_options.limits;
   channels_.set_wrapper([this, so](std::unique_ptr<Comm> inner) -> std::unique_ptr<Comm> {
     return std::make_unique<gpu::StagedComm>(std::move(inner), *device_.ops, loop_, so);
@@ -363,6 +369,8 @@ int AppSession::run(const std::function<Task<void>(Client&)>& driver) {
   if (device_.on_device()) {
     s["gpu_path_requested"] = opts_.gpu_path;
     s["gpu_chunk_bytes"] = opts_.gpu_chunk_bytes;
+    s["gpu_sync_copy_bytes"] = opts_.gpu_sync_copy_bytes;
+    s["gpu_schedule"] = gpu::device_schedule();
     s["gpu"] = gpu::describe_gpu();
     s["kernels"] = device_.cuda_kernels() ? "cuda" : "host (simulated device)";
   }

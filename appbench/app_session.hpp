@@ -47,6 +47,8 @@ struct AppOptions : RunSelection {
   std::string gpu_path = "auto";
   std::string gpu_chunk = "1M";
   size_t gpu_chunk_bytes = 0;
+  std::string gpu_sync_copy = "0";
+  size_t gpu_sync_copy_bytes = 0;
 
   const BackendSpec& backend() const { return specs.front(); }
 };
@@ -128,8 +130,8 @@ class AppSession {
 
  private:
   Task<void> handle(std::unique_ptr<Comm> comm);
-  void create_backend();  // in run(), with the limits the workload set
-  void open_device();     // --memory cuda: every rank's device, or one line for the job
+  void create_backend();   // in run(), with the limits the workload set
+  void open_device();      // --memory cuda: every rank's device, or one line for the job
   void choose_gpu_path();  // after create_backend: staged channels or pass-through
   void print_header();
   void close_connections();

@@ -41,6 +41,9 @@ class DeviceOps {
   virtual ~DeviceOps() = default;
   // E.g. "cuda:0 NVIDIA H100 80GB HBM3" or "host-simulated".
   virtual std::string name() const = 0;
+  // How the host waits in blocking CUDA calls (cudaGetDeviceFlags): "auto", "spin",
+  // "yield" or "blocking"; the simulated device says "simulated". For run metadata.
+  virtual std::string schedule() const = 0;
   virtual MemoryAllocator& device_memory() = 0;
   // Page-locked host memory: copies from and to it run asynchronously.
   virtual MemoryAllocator& pinned_memory() = 0;

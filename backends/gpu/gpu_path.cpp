@@ -63,6 +63,14 @@ std::string describe_gpu() {
 #endif
 }
 
+namespace {
+DeviceOps* opened = nullptr;  // set once device_ops() has opened the device
+}  // namespace
+
+std::string device_schedule() {
+  return opened ? opened->schedule() : std::string();
+}
+
 DeviceOps* device_ops(std::string* why_not) {
   static std::string reason;
   // Never destroyed: its allocator serves MemoryKind::cuda to Storage that may be freed
@@ -81,6 +89,7 @@ DeviceOps* device_ops(std::string* why_not) {
 #endif
   }();
   if (!ops && why_not) *why_not = reason;
+  opened = ops;
   return ops;
 }
 

@@ -33,4 +33,8 @@ DeviceOps* device_ops(std::string* why_not = nullptr);
 // there is none ("not built" without CUDA).
 std::string describe_gpu();
 
+// The opened device's scheduling mode (DeviceOps::schedule), or "" when this process has
+// not opened one (host memory runs): for the sidecar.
+std::string device_schedule();
+
 }  // namespace commbench::gpu

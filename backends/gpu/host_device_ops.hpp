@@ -37,6 +37,7 @@ class HostDeviceOps final : public DeviceOps {
   ~HostDeviceOps() override;
 
   std::string name() const override { return "host-simulated"; }
+  std::string schedule() const override { return "simulated"; }
   MemoryAllocator& device_memory() override;
   MemoryAllocator& pinned_memory() override;
   void copy_async(void* dst, const void* src, size_t n, int lane) override;

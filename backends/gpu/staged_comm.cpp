@@ -58,10 +58,12 @@ Task<void> StagedComm::write(const Message& msg, CancelToken token) {
   // The ordering contract (backends/gpu/README.md): the lane copies below read the
   // device frames only after the work the caller issued on the default stream before
   // this call (the fill of a send buffer by cudaMemcpy may still be landing).
-  bool device_bytes = false;
+  size_t device_bytes = 0;
   for (const auto& f : msg.frames)
-    if (f.kind != MemoryKind::host && f.size > 0) device_bytes = true;
-  if (device_bytes) {
+    if (f.kind != MemoryKind::host) device_bytes += f.size;
+  // Small inline messages: blocking copies on the default stream (StagedOptions).
+  const bool sync_copy = layout.inline_device && device_bytes <= opt_.sync_copy_max;
+  if (device_bytes > 0 && !sync_copy) {
     ops_.order_after_default(kSendLane);
     if (chunks.size() > 1) ops_.order_after_default(kSendLane + 1);
   }
@@ -75,14 +77,19 @@ Task<void> StagedComm::write(const Message& msg, CancelToken token) {
       head.frames.push_back(f);
     } else if (layout.inline_device) {
       auto* dst = static_cast<std::byte*>(stage_[0].data()) + staged;
-      if (f.size) ops_.copy_async(dst, f.data, f.size, kSendLane);
+      if (f.size == 0) {
+      } else if (sync_copy) {
+        ops_.copy(dst, f.data, f.size);  // device to pinned host: returns complete
+      } else {
+        ops_.copy_async(dst, f.data, f.size, kSendLane);
+      }
       head.frames.push_back(Buffer{dst, f.size, MemoryKind::host});
       staged += f.size;
     }
   }
   auto source = [&](const Chunk& c) { return msg.frames[c.frame].bytes() + c.offset; };
   if (layout.inline_device) {
-    co_await wait_lane(kSendLane);
+    if (!sync_copy) co_await wait_lane(kSendLane);
   } else if (!chunks.empty()) {
     // The first chunk's copy overlaps the head's transfer.
     ops_.copy_async(stage_[0].data(), source(chunks[0]), chunks[0].bytes, kSendLane);
@@ -122,14 +129,20 @@ Task<void> StagedComm::read(Message& into, CancelToken token) {
   // the next lane.
   std::vector<Chunk> chunks = plan_chunks(layout);
   bool head_to_device = false, chunks_to_device = false;
+  size_t to_device = 0;
   for (const FrameInfo& f : layout.frames) {
     if (opt_.deliver.value_or(f.kind) == MemoryKind::host || f.size == 0) continue;
+    to_device += f.size;
     if (f.kind == MemoryKind::host || layout.inline_device)
       head_to_device = true;
     else
       chunks_to_device = true;
   }
-  if (head_to_device || chunks_to_device) ops_.order_after_default(kRecvLane);
+  // Small inline messages: blocking copies on the default stream (StagedOptions), which
+  // come after the caller's default-stream work and return with the bytes landed (the
+  // source is pinned).
+  const bool sync_copy = chunks.empty() && to_device <= opt_.sync_copy_max;
+  if ((head_to_device && !sync_copy) || chunks_to_device) ops_.order_after_default(kRecvLane);
   if (chunks_to_device && chunks.size() > 1) ops_.order_after_default(kRecvLane + 1);
 
   into.prepare_frames(layout.frames.size());
@@ -141,7 +154,10 @@ Task<void> StagedComm::read(Message& into, CancelToken token) {
     if (f.kind != MemoryKind::host && !layout.inline_device) continue;
     const Buffer& src = head.frames[h++];
     if (src.size != f.size) throw ProtocolError("staged: head frame size mismatch");
-    deliver(dst.data, kind, src.data, f.size, kRecvLane);
+    if (sync_copy && kind != MemoryKind::host && f.size > 0)
+      ops_.copy(dst.data, src.data, f.size);
+    else
+      deliver(dst.data, kind, src.data, f.size, kRecvLane);
   }
 
   if (!chunks.empty()) co_await wait_lane(kRecvLane);  // rx_[0] is reused for chunk 0

@@ -31,6 +31,12 @@ namespace commbench::gpu {
 
 struct StagedOptions {
   size_t chunk_bytes = size_t{1} << 20;  // pipeline granularity and inline threshold
+  // Messages whose device bytes are at most this (and travel inline) are copied with
+  // DeviceOps::copy, a blocking cudaMemcpy on the legacy default stream, instead of a lane
+  // copy ordered after the default stream and polled through an event: one CUDA call per
+  // side instead of four, and ordered after the caller's default-stream work by
+  // construction. The event loop waits during the copy. 0 = always lanes.
+  size_t sync_copy_max = 0;
   // The memory kind every received payload frame is delivered in; unset = the kind the
   // sender's frame had (how Dask moves device frames).
   std::optional<MemoryKind> deliver;

@@ -76,6 +76,7 @@ void CommDriver::connect() {
   if (path_ == gpu::GpuPath::staged && comm_) {
     gpu::StagedOptions so;
     so.chunk_bytes = env_.opts.gpu_chunk_bytes;
+    so.sync_copy_max = env_.opts.gpu_sync_copy_bytes;
     so.deliver = recv_kind_;  // the receiver's --recv-memory, whatever the sender used
     so.limits = env_.opts.backend_options.limits;
     comm_ = std::make_unique<gpu::StagedComm>(std::move(comm_), *ops_, env_.loop, so);

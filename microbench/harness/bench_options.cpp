@@ -104,6 +104,11 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "Chunk of the staged pipeline (device frames up to this size travel in one "
                  "piece)")
       ->capture_default_str();
+  app.add_option("--gpu-sync-copy", o.gpu_sync_copy,
+                 "Staged messages with at most this many device bytes (sent in one piece) are "
+                 "copied with a blocking cudaMemcpy instead of a lane copy polled through an "
+                 "event (0 = never)")
+      ->capture_default_str();
   app.add_option("--max-frame", o.max_frame,
                  "Largest frame a peer may send us (default: --max-size plus 64 KiB of slack; "
                  "a message may hold that plus 64 KiB)");
@@ -178,8 +183,9 @@ void resolve_bench_options(BenchOptions& o) {
   if (o.recv_memory.empty()) o.recv_memory = o.memory;
   parse_memory_kind(o.send_memory);
   parse_memory_kind(o.recv_memory);
-  o.gpu_chunk_bytes = parse_size(o.gpu_chunk);
+  o.gpu_chunk_bytes = parse_size_option("--gpu-chunk", o.gpu_chunk);
   if (o.gpu_chunk_bytes == 0) throw std::invalid_argument("--gpu-chunk must be > 0");
+  o.gpu_sync_copy_bytes = parse_size_option("--gpu-sync-copy", o.gpu_sync_copy);
   // What a peer may ask us to receive is what this run can send: a stray or corrupt
   // header asking for more is refused before anything is allocated (comm/limits.hpp).
   // The slack covers the 1-byte ack and a staged GPU chunk header.

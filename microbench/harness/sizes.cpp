@@ -3,8 +3,17 @@
 #include <cctype>
 #include <charconv>
 #include <stdexcept>
+#include <string>
 
 namespace commbench {
+
+size_t parse_size_option(std::string_view option, std::string_view text) {
+  try {
+    return parse_size(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(option) + ": " + e.what());
+  }
+}
 
 size_t parse_size(std::string_view text) {
   std::string_view t = text;

@@ -11,6 +11,8 @@ namespace commbench {
 
 // Throws std::invalid_argument with a one-line message for anything malformed.
 size_t parse_size(std::string_view text);
+// parse_size for an option's value: the message names the option ("--gpu-chunk: ...").
+size_t parse_size_option(std::string_view option, std::string_view text);
 std::string format_size(size_t bytes);  // "4K", "1M", "3000"
 
 // min, min*f, ... <= max (and max itself if the factor skips it). Throws on f < 2,

@@ -47,7 +47,7 @@ if [ -z "$builddir" ]; then
   cmake --preset openmpi -B "$builddir" -DCOMMBENCH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
   if [ ${#targets[@]} -eq 0 ]; then
-    targets=(pingpong bandwidth gpu_device_tests gpu_host_tests)
+    targets=(pingpong bandwidth gpu_device_tests gpu_host_tests cuda_sync_probe)
     for t in transpose_sum merge; do
       if cmake --build "$builddir" --target help | grep -q "^$t:"; then targets+=("$t"); fi
     done
@@ -56,7 +56,7 @@ if [ -z "$builddir" ]; then
 elif [ ${#targets[@]} -eq 0 ]; then
   # An existing build: the usual binaries, and the applications where it built them.
   targets=(pingpong bandwidth gpu_device_tests gpu_host_tests)
-  for t in transpose_sum merge; do
+  for t in transpose_sum merge cuda_sync_probe; do
     if [ -n "$(find "$builddir" -type f -name "$t" -perm -u+x | head -1)" ]; then targets+=("$t"); fi
   done
 fi

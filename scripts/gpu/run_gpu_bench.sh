@@ -1,20 +1,47 @@
 #!/usr/bin/env bash
 # Run ON THE LENT GPU MACHINE, from the repository root, with build/gpu-bundle carried
-# (made by scripts/gpu/prepare_bundle.sh). Writes everything under $1 (default $OUT, else
-# results/gpu/<date>): nvidia-smi, the GPU tests, ping-pong and bandwidth for tcp, ucx and
-# mpi in host memory and device memory on every path this machine offers, and the
-# applications on device memory with 2 workers when they support --memory cuda.
+# (made by scripts/gpu/prepare_bundle.sh):
 #
 #   bash build/gpu-bundle/run_gpu_bench.sh "$OUT"
+#
+# In order of importance, each step only while the time budget lasts (GPU_BENCH_BUDGET_S,
+# default 420 s: the device tool's lease is 15 minutes, its start included): nvidia-smi,
+# the bundle check (one line and exit 1 when a binary cannot start), the GPU tests,
+# cuda_sync_probe under each CUDA scheduling mode (what one small copy costs as the host
+# waits for it), validation of every memory combination and staged copy mode, ping-pong
+# and bandwidth for tcp, ucx and mpi in host memory and device memory (staged by lanes,
+# staged by blocking copies up to 64 KiB, under the default and the spin and blocking
+# scheduling modes), pass-through with the bundle's CUDA-aware UCX beside staged, and the
+# applications on device memory. Everything is written to a work folder; what comes back
+# is at most 8 files: run.log, summary.txt and gpu-run.tar.gz (all of it).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:-${OUT:-results/gpu/$(date -u +%Y%m%dT%H%M%SZ)}}
-mkdir -p "$out"
+dest=${1:-${OUT:-results/gpu/$(date -u +%Y%m%dT%H%M%SZ)}}
+mkdir -p "$dest"
+out=$(mktemp -d /tmp/gpu-run.XXXXXX)
 bin=$here/bin
 rt=$here/root
+budget=${GPU_BENCH_BUDGET_S:-420}
+start=$SECONDS
+# Whatever happens, the device tool gets the log and every file, tarred.
+pack() {
+  cp "$out/run.log" "$dest/run.log" 2>/dev/null
+  cp "$out/summary.txt" "$dest/summary.txt" 2>/dev/null
+  tar -C "$out" -czf "$dest/gpu-run.tar.gz" . 2>/dev/null
+}
+trap pack EXIT
 die() {
   echo "run_gpu_bench: error: $*" | tee -a "$out/run.log" >&2
   exit 1
+}
+# True while the budget lasts; else logs the step as skipped.
+step() {
+  local used=$((SECONDS - start))
+  if [ "$used" -ge "$budget" ]; then
+    echo "== skipped (time budget ${budget} s used: ${used} s): $*" | tee -a "$out/run.log"
+    return 1
+  fi
+  echo "== [${used} s] $*" | tee -a "$out/run.log"
 }
 
 # The unpacked Debian runtime, relocated (bundle_lib.sh: LD_LIBRARY_PATH, OPAL_PREFIX,
@@ -28,9 +55,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # As Debian's /etc/openmpi/openmpi-mca-params.conf (not carried): ob1, not the UCX PML,
 # so Open MPI runs the same path as in the host results.
 export OMPI_MCA_pml=^ucx OMPI_MCA_osc=^ucx OMPI_MCA_btl_base_warn_component_unused=0
-mpirun=(timeout 600 "$rt/usr/bin/orterun" --oversubscribe -np 2)
+mpirun=(timeout 120 "$rt/usr/bin/orterun" --oversubscribe -np 2 -x COMMBENCH_CUDA_SCHEDULE)
 # Applications: scheduler, client and 2 workers (all sharing the one GPU).
-app_mpirun=(timeout 600 "$rt/usr/bin/orterun" --oversubscribe -np 4)
+app_mpirun=(timeout 120 "$rt/usr/bin/orterun" --oversubscribe -np 4)
+export COMMBENCH_CUDA_SCHEDULE=${COMMBENCH_CUDA_SCHEDULE:-}
 
 log() { echo "== $*" | tee -a "$out/run.log"; }
 
@@ -52,46 +80,81 @@ fi
 tail -1 "$out/check_bundle.txt" | tee -a "$out/run.log"
 
 log "GPU tests (must run, not skip)"
-"$bin/gpu_device_tests" 2>&1 | tee "$out/gpu_device_tests.txt" | tail -5
-"$bin/gpu_host_tests" > "$out/gpu_host_tests.txt" 2>&1 && echo "gpu_host_tests passed" | tee -a "$out/run.log"
+timeout 120 "$bin/gpu_device_tests" > "$out/gpu_device_tests.txt" 2>&1
+tail -3 "$out/gpu_device_tests.txt" | tee -a "$out/run.log"
+timeout 120 "$bin/gpu_host_tests" > "$out/gpu_host_tests.txt" 2>&1 &&
+  echo "gpu_host_tests passed" | tee -a "$out/run.log"
 
-# Which paths exist here: staged always; pass-through only for a library that reports
-# CUDA support (Debian's do not, so the bench refuses it with one line, logged below).
+# 1. What one small copy costs as the host waits for it, per mechanism, under each CUDA
+#    scheduling mode (issue 30 item 2): the floor the staged path is measured against.
+if [ -x "$bin/cuda_sync_probe" ]; then
+  for mode in auto spin yield blocking; do
+    step "cuda_sync_probe --schedule $mode" || break
+    timeout 60 "$bin/cuda_sync_probe" --schedule "$mode" --sizes 8,65536 --iters 1000 \
+      > "$out/cuda_sync_probe_$mode.json" 2> "$out/cuda_sync_probe_$mode.err" ||
+      log "cuda_sync_probe --schedule $mode failed: $(head -1 "$out/cuda_sync_probe_$mode.err")"
+  done
+  host python3 - "$out" <<'PY' | tee -a "$out/run.log" > "$out/summary.txt"
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "cuda_sync_probe_*.json"))):
+    try:
+        j = json.load(open(f))
+    except ValueError:
+        print(f, "unreadable"); continue
+    print("probe schedule=%s (%s) %s" % (j["schedule_requested"], j["schedule"], j["device"]))
+    for r in j["results"]:
+        print("  %-26s %6d B  median %8.2f us  p10 %8.2f  p90 %8.2f" % (
+            r["mechanism"], r["bytes"], r["median_us"], r["p10_us"], r["p90_us"]))
+PY
+fi
+
 backends=tcp,ucx,mpi
-common=(--backend "$backends" --timeout 500 --read-timeout 60)
+common=(--backend "$backends" --timeout 100 --read-timeout 30)
 run_pair() {  # name, benchmark, extra args...
   local name=$1 bench=$2
   shift 2
-  log "$name: $bench $*"
-  "${mpirun[@]}" "$bin/$bench" "${common[@]}" --csv "$out/$name.csv" "$@" 2>&1 \
-    | tee "$out/$name.txt" | tail -25
+  step "$name: $bench $*" || return 0
+  "${mpirun[@]}" "$bin/$bench" "${common[@]}" --csv "$out/$name.csv" "$@" > "$out/$name.txt" 2>&1
+  echo "   rc=$? $(grep -m1 -E 'validation:|error' "$out/$name.txt")" | tee -a "$out/run.log"
 }
+small=(--iters 2000 --iters-large 200 --warmup 100)
 
-# 1. Correctness first, all byte patterns checked, every memory combination.
-for mem in "--memory host" "--memory cuda" "--send-memory cuda --recv-memory host" \
+# 2. Correctness first, every byte checked: every memory combination, and both ways of
+#    copying small staged messages (lanes; blocking copies up to 64 KiB).
+for mem in "--memory cuda" "--send-memory cuda --recv-memory host" \
            "--send-memory host --recv-memory cuda"; do
-  tag=$(echo "$mem" | tr -d ' -' )
+  tag=$(echo "$mem" | tr -d ' -')
+  # shellcheck disable=SC2086
   run_pair "validate_pingpong_$tag" pingpong $mem --validate -b 1 -e 8M -f 8 --iters 50 --iters-large 10
-  run_pair "validate_bandwidth_$tag" bandwidth $mem --validate -b 1K -e 8M -f 8 --iters 4 --iters-large 2 --window 16
+done
+run_pair validate_pingpong_cuda_synccopy pingpong --memory cuda --gpu-sync-copy 64K --validate \
+  -b 1 -e 8M -f 8 --iters 50 --iters-large 10
+run_pair validate_bandwidth_cuda bandwidth --memory cuda --validate -b 1K -e 8M -f 8 \
+  --iters 4 --iters-large 2 --window 16
+
+# 3. Latency: host memory, then device memory staged by lanes and by blocking copies.
+run_pair pingpong_host pingpong --memory host -b 1 -e 4M -f 4 "${small[@]}"
+run_pair pingpong_cuda_staged pingpong --memory cuda --gpu-path staged -b 1 -e 4M -f 4 "${small[@]}"
+run_pair pingpong_cuda_staged_synccopy pingpong --memory cuda --gpu-path staged \
+  --gpu-sync-copy 64K -b 1 -e 4M -f 4 "${small[@]}"
+for mode in spin blocking; do
+  COMMBENCH_CUDA_SCHEDULE=$mode run_pair "pingpong_cuda_staged_synccopy_$mode" pingpong \
+    --memory cuda --gpu-path staged --gpu-sync-copy 64K -b 1 -e 64K -f 8 "${small[@]}"
+  COMMBENCH_CUDA_SCHEDULE=$mode run_pair "pingpong_cuda_staged_$mode" pingpong \
+    --memory cuda --gpu-path staged -b 1 -e 64K -f 8 "${small[@]}"
 done
 
-# 2. Timings: host memory and device memory (staged, the default here) interleaved per
-#    backend list; chunk size of the staged pipeline swept at one large size.
-run_pair pingpong_host pingpong --memory host -b 1 -e 4M
-run_pair pingpong_cuda_staged pingpong --memory cuda --gpu-path staged -b 1 -e 4M
-run_pair bandwidth_host bandwidth --memory host -b 1M -e 128M
-run_pair bandwidth_cuda_staged bandwidth --memory cuda --gpu-path staged -b 1M -e 128M
-for chunk in 256K 1M 4M 16M; do
-  run_pair "bandwidth_cuda_staged_chunk$chunk" bandwidth --memory cuda --gpu-path staged \
-    --gpu-chunk "$chunk" -b 64M -e 64M
-done
-log "pass-through (expected: refused unless a CUDA-aware MPI/UCX is present)"
-run_pair pingpong_cuda_passthrough pingpong --memory cuda --gpu-path pass-through -b 1 -e 4M
+# 4. Bandwidth, host against staged.
+run_pair bandwidth_host bandwidth --memory host -b 1M -e 64M -f 4 --iters 20 --iters-large 10
+run_pair bandwidth_cuda_staged bandwidth --memory cuda --gpu-path staged -b 1M -e 64M -f 4 \
+  --iters 20 --iters-large 10
+run_pair pingpong_cuda_passthrough pingpong --memory cuda --gpu-path pass-through -b 1 -e 1K
 
-# 2b. With the CUDA-aware UCX the bundle may carry (scripts/gpu/build_cuda_ucx.sh): what
-#     UCX sees on this machine, then pass-through beside staged over the same library,
-#     validated first; once with UCX's defaults and once as Dask-CUDA runs UCX.
-if [ -d "$here/ucx-cuda" ]; then
+# 5. With the CUDA-aware UCX the bundle may carry (scripts/gpu/build_cuda_ucx.sh): what
+#    UCX sees on this machine, then pass-through beside staged over the same library,
+#    validated first; once with UCX's defaults and once as Dask-CUDA runs UCX. Each
+#    sidecar names the lanes UCX chose per endpoint (transports).
+if [ -d "$here/ucx-cuda" ] && step "CUDA-aware UCX"; then
   (
     bundle_use_cuda_ucx "$here" || die "ucx-cuda/ in the bundle has no bin/ucx_info"
     log "CUDA-aware UCX: $(ucx_info -v | tr '\n' ' ')"
@@ -99,22 +162,24 @@ if [ -d "$here/ucx-cuda" ]; then
     grep -E "Transport: " "$out/ucx_cuda_devices.txt" | sort -u | tr -s ' ' | tee -a "$out/run.log"
     echo "UCX_TLS=${UCX_TLS:-<unset: all>}" | tee -a "$out/run.log"
     mpirun=("${mpirun[@]}" -x LD_LIBRARY_PATH -x UCX_MODULE_DIR)
-    common=(--backend ucx,ucx:polling --timeout 500 --read-timeout 60)
+    common=(--backend "ucx,ucx:polling" --timeout 100 --read-timeout 30)
     for path in pass-through staged; do
       run_pair "validate_pingpong_cuda_ucxcuda_$path" pingpong --memory cuda --gpu-path "$path" \
         --validate -b 1 -e 8M -f 8 --iters 50 --iters-large 10
-      run_pair "pingpong_cuda_ucxcuda_$path" pingpong --memory cuda --gpu-path "$path" -b 1 -e 4M
-      run_pair "bandwidth_cuda_ucxcuda_$path" bandwidth --memory cuda --gpu-path "$path" -b 1M -e 128M
     done
+    run_pair pingpong_cuda_ucxcuda_passthrough pingpong --memory cuda --gpu-path pass-through \
+      -b 1 -e 4M -f 4 "${small[@]}"
+    run_pair bandwidth_cuda_ucxcuda_passthrough bandwidth --memory cuda --gpu-path pass-through \
+      -b 1M -e 64M -f 4 --iters 20 --iters-large 10
     export UCX_RNDV_THRESH=8192 UCX_RNDV_FRAG_MEM_TYPE=cuda UCX_MEMTYPE_CACHE=n
     mpirun=("${mpirun[@]}" -x UCX_RNDV_THRESH -x UCX_RNDV_FRAG_MEM_TYPE -x UCX_MEMTYPE_CACHE)
     log "as Dask-CUDA runs UCX: UCX_RNDV_THRESH=8192 UCX_RNDV_FRAG_MEM_TYPE=cuda UCX_MEMTYPE_CACHE=n"
     run_pair pingpong_cuda_ucxcuda_passthrough_daskcuda pingpong --memory cuda \
-      --gpu-path pass-through -b 1 -e 4M
+      --gpu-path pass-through -b 1 -e 4M -f 4 "${small[@]}"
     run_pair bandwidth_cuda_ucxcuda_passthrough_daskcuda bandwidth --memory cuda \
-      --gpu-path pass-through -b 1M -e 128M
+      --gpu-path pass-through -b 1M -e 64M -f 4 --iters 20 --iters-large 10
   )
-else
+elif [ ! -d "$here/ucx-cuda" ]; then
   log "no CUDA-aware UCX in this bundle (scripts/gpu/build_cuda_ucx.sh, then prepare_bundle.sh)"
 fi
 
@@ -139,12 +204,36 @@ print("yes" if "--memory" in names else "no")' <<<"$options")
   esac
   if [ "$has_memory" = yes ]; then
     for mem in host cuda; do
-      log "$app --memory $mem"
-      "${app_mpirun[@]}" "$bin/$app" --backend "$backends" --memory "$mem" \
-        --csv "$out/${app}_$mem.csv" --timeout 500 2>&1 | tee "$out/${app}_$mem.txt" | tail -15
+      step "$app --memory $mem" || break
+      "${app_mpirun[@]}" "$bin/$app" --backend "$backends" --memory "$mem" --runs 3 \
+        --csv "$out/${app}_$mem.csv" --timeout 100 > "$out/${app}_$mem.txt" 2>&1
+      echo "   rc=$? $(grep -m1 -E 'validation:|error' "$out/${app}_$mem.txt")" | tee -a "$out/run.log"
     done
   else
     log "$app: no --memory option in this build (GPU variant not wired in yet): skipped"
   fi
 done
-log "done: $out"
+# The figures that matter, one line each, for the note (all rows are in the tarball).
+host python3 - "$out" <<'PY' | tee -a "$out/run.log" >> "$out/summary.txt"
+import csv, glob, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
+    name = os.path.basename(f)[:-4]
+    rows = list(csv.DictReader(open(f)))
+    if not rows:
+        continue
+    bench = rows[0]["benchmark"]
+    keep = {1, 8, 64, 4096, 65536, 1 << 20, 4 << 20} if bench == "pingpong" else {1 << 20, 16 << 20, 64 << 20}
+    for r in rows:
+        try:
+            size = int(r["size_bytes"] or 0)
+        except ValueError:
+            continue
+        if bench in ("pingpong", "bandwidth") and size in keep:
+            v = r["latency_us_p50"] + " us p50" if bench == "pingpong" else r["bandwidth_MBps"] + " MB/s"
+            print("%-44s %-14s %-7s %9d B  %s  wrong=%s" % (
+                name, r["backend"] + ":" + r["progress"], r["gpu_path"], size, v, r["wrong"]))
+        elif bench not in ("pingpong", "bandwidth"):
+            print("%-44s %-14s %-7s wall %s s comm %s s wrong=%s" % (
+                name, r["backend"], r["gpu_path"], r["wall_s"], r["comm_s"], r["wrong"]))
+PY
+log "done in $((SECONDS - start)) s: $dest (run.log, summary.txt, gpu-run.tar.gz)"

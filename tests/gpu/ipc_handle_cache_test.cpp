@@ -157,6 +157,7 @@ TEST(IpcDevice, DevicesWithoutIpcSayWhy) {
   // The DeviceOps defaults: a device that cannot export refuses with its name.
   struct NoIpc final : DeviceOps {
     std::string name() const override { return "no-ipc"; }
+    std::string schedule() const override { return "none"; }
     MemoryAllocator& device_memory() override { return allocator_for(MemoryKind::host); }
     MemoryAllocator& pinned_memory() override { return allocator_for(MemoryKind::host); }
     void copy_async(void*, const void*, size_t, int) override {}

@@ -260,38 +260,49 @@ TEST_F(StagedCommTest, ReceivedDeviceStorageIsReleased) {
 // write() must order its lane copies after the caller's default-stream work. The device
 // frames are refilled for every message, as pingpong --validate does: a lane copy that
 // reads a frame before its fill lands sends the previous message's bytes.
+// Both ways of copying small inline messages keep the contract: lane copies ordered
+// after the default stream, and blocking copies on it (StagedOptions::sync_copy_max).
+StagedOptions chunked_sync(size_t bytes, size_t sync_copy_max) {
+  StagedOptions o = chunked(bytes);
+  o.sync_copy_max = sync_copy_max;
+  return o;
+}
+
 TEST_F(StagedCommTest, WriteOrdersItsCopiesAfterTheCallersDefaultStreamWork) {
-  connect_staged(chunked(1000), chunked(1000));
-  std::vector<Shape> shapes = {
-      {{1, D}},
-      {{100, D}},
-      {{10, H}, {1000, D}},           // inline, one lane
-      {{3007, D}},                    // chunked over both send lanes
-      {{5, H}, {700, D}, {2500, D}},  // chunked, two device frames
-  };
-  run([&](CancelToken) -> Task<void> {
-    std::vector<Storage> dev(3);  // the sender's device frames, reused for every message
-    for (size_t id = 0; id < 3 * shapes.size(); ++id) {
-      const Shape& shape = shapes[id % shapes.size()];
-      Shape on_host = shape;
-      for (auto& f : on_host) f.kind = H;
-      PatternMessage src(id, on_host);  // pageable host memory
-      Message out;
-      for (size_t f = 0; f < shape.size(); ++f) {
-        Buffer b = src.msg.frames[f];
-        if (shape[f].kind == D) {
-          void* d = dev[f].reserve(b.size, D, &client_ops_.device_memory());
-          client_ops_.copy(d, b.data, b.size);
-          b = Buffer{d, b.size, D};
+  for (size_t sync : {size_t{0}, size_t{1000}}) {
+    connect_staged(chunked_sync(1000, sync), chunked_sync(1000, sync));
+    std::vector<Shape> shapes = {
+        {{1, D}},
+        {{100, D}},
+        {{10, H}, {1000, D}},           // inline, one lane
+        {{3007, D}},                    // chunked over both send lanes
+        {{5, H}, {700, D}, {2500, D}},  // chunked, two device frames
+    };
+    run([&](CancelToken) -> Task<void> {
+      std::vector<Storage> dev(3);  // the sender's device frames, reused for every message
+      for (size_t id = 0; id < 3 * shapes.size(); ++id) {
+        const Shape& shape = shapes[id % shapes.size()];
+        Shape on_host = shape;
+        for (auto& f : on_host) f.kind = H;
+        PatternMessage src(id, on_host);  // pageable host memory
+        Message out;
+        for (size_t f = 0; f < shape.size(); ++f) {
+          Buffer b = src.msg.frames[f];
+          if (shape[f].kind == D) {
+            void* d = dev[f].reserve(b.size, D, &client_ops_.device_memory());
+            client_ops_.copy(d, b.data, b.size);
+            b = Buffer{d, b.size, D};
+          }
+          out.frames.push_back(b);
         }
-        out.frames.push_back(b);
+        EXPECT_GT(client_ops_.default_pending(), 0u);  // the last fill has not landed
+        Message in;
+        co_await when_all(client_->write(out), server_->read(in));
+        EXPECT_EQ(wrong_bytes(in, id, shape), 0u)
+            << "message " << id << ", sync copies up to " << sync;
       }
-      EXPECT_GT(client_ops_.default_pending(), 0u);  // the last fill has not landed
-      Message in;
-      co_await when_all(client_->write(out), server_->read(in));
-      EXPECT_EQ(wrong_bytes(in, id, shape), 0u) << "message " << id;
-    }
-  });
+    });
+  }
 }
 
 // The other direction of the contract: work the caller issued on the default stream
@@ -299,26 +310,56 @@ TEST_F(StagedCommTest, WriteOrdersItsCopiesAfterTheCallersDefaultStreamWork) {
 // of the last message, which may not have run when it returns) sees the old bytes, not
 // the ones read() delivers into the reused frame.
 TEST_F(StagedCommTest, ReadOrdersItsCopiesAfterTheCallersDefaultStreamWork) {
-  connect_staged(chunked(1000), chunked(1000));
-  for (size_t n : {600u, 2500u}) {  // inline and chunked
-    Shape shape = {{n, D}};
-    PatternMessage first(1, shape), second(2, shape);
-    // Received device frames come from the receiver's device, so its copy() knows them.
-    set_allocator(D, &server_ops_.device_memory());
+  for (size_t sync : {size_t{0}, size_t{1000}}) {
+    connect_staged(chunked_sync(1000, sync), chunked_sync(1000, sync));
+    for (size_t n : {600u, 2500u}) {  // inline and chunked
+      Shape shape = {{n, D}};
+      PatternMessage first(1, shape), second(2, shape);
+      // Received device frames come from the receiver's device, so its copy() knows them.
+      set_allocator(D, &server_ops_.device_memory());
+      run([&](CancelToken) -> Task<void> {
+        Message in;
+        co_await when_all(client_->write(first.msg), server_->read(in));
+        Storage kept;
+        void* k = kept.reserve(n, D, &server_ops_.device_memory());
+        server_ops_.copy(k, in.frames.at(0).data, n);
+        EXPECT_EQ(server_ops_.default_pending(), 1u);  // queued on the default stream
+        co_await when_all(client_->write(second.msg), server_->read(in));
+        server_ops_.synchronize_default();
+        Message copied({Buffer{k, n, D}});
+        EXPECT_EQ(wrong_bytes(copied, 1, shape), 0u) << n << " bytes: the copy saw read()'s bytes";
+        EXPECT_EQ(wrong_bytes(in, 2, shape), 0u) << n << " bytes";
+      });
+      set_allocator(D, &device_alloc_);
+    }
+  }
+}
+
+// Small inline messages take the blocking copies (no lane copy on either side), larger
+// ones the lanes, chunked ones the lanes always; every byte arrives either way.
+TEST_F(StagedCommTest, SyncCopyMaxChoosesBlockingCopiesForSmallInlineMessagesOnly) {
+  connect_staged(chunked_sync(1000, 64), chunked_sync(1000, 64));
+  struct Case {
+    Shape shape;
+    bool lanes;
+  };
+  std::vector<Case> cases = {
+      {{{8, D}}, false},          {{{10, H}, {60, D}}, false},  // host bytes do not count
+      {{{40, D}, {40, D}}, true},                               // 80 device bytes
+      {{{900, D}}, true},         {{{2500, D}}, true},          // chunked
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    size_t sent = client_ops_.copies_issued(), got = server_ops_.copies_issued();
     run([&](CancelToken) -> Task<void> {
+      PatternMessage out(i, cases[i].shape);
       Message in;
-      co_await when_all(client_->write(first.msg), server_->read(in));
-      Storage kept;
-      void* k = kept.reserve(n, D, &server_ops_.device_memory());
-      server_ops_.copy(k, in.frames.at(0).data, n);
-      EXPECT_EQ(server_ops_.default_pending(), 1u);  // queued on the default stream
-      co_await when_all(client_->write(second.msg), server_->read(in));
-      server_ops_.synchronize_default();
-      Message copied({Buffer{k, n, D}});
-      EXPECT_EQ(wrong_bytes(copied, 1, shape), 0u) << n << " bytes: the copy saw read()'s bytes";
-      EXPECT_EQ(wrong_bytes(in, 2, shape), 0u) << n << " bytes";
+      co_await when_all(client_->write(out.msg), server_->read(in));
+      EXPECT_EQ(wrong_bytes(in, i, cases[i].shape), 0u) << "case " << i;
+      for (size_t f = 0; f < in.frames.size(); ++f)
+        EXPECT_EQ(in.frames[f].kind, cases[i].shape[f].kind) << "case " << i;
     });
-    set_allocator(D, &device_alloc_);
+    EXPECT_EQ(client_ops_.copies_issued() > sent, cases[i].lanes) << "case " << i;
+    EXPECT_EQ(server_ops_.copies_issued() > got, cases[i].lanes) << "case " << i;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 namespace commbench::cuda {
@@ -51,10 +52,47 @@ class PinnedAllocator final : public MemoryAllocator {
   void deallocate(void* p, size_t) noexcept override { (void)cudaFreeHost(p); }
 };
 
+// COMMBENCH_CUDA_SCHEDULE picks how the host waits in blocking CUDA calls (a blocking
+// cudaMemcpy, a stream synchronisation): CUDA's default (auto) spins while the process's
+// contexts do not outnumber the cores, else yields; blocking sleeps until an interrupt,
+// which a virtual machine may deliver late. Unset = CUDA's default, untouched.
+std::optional<unsigned> requested_schedule() {
+  const char* v = std::getenv("COMMBENCH_CUDA_SCHEDULE");
+  if (!v || !*v) return std::nullopt;
+  std::string s = v;
+  if (s == "auto") return cudaDeviceScheduleAuto;
+  if (s == "spin") return cudaDeviceScheduleSpin;
+  if (s == "yield") return cudaDeviceScheduleYield;
+  if (s == "blocking") return cudaDeviceScheduleBlockingSync;
+  throw std::invalid_argument("COMMBENCH_CUDA_SCHEDULE is auto, spin, yield or blocking, not '" +
+                              s + "'");
+}
+
+std::string schedule_name(unsigned flags) {
+  switch (flags & cudaDeviceScheduleMask) {
+    case cudaDeviceScheduleAuto:
+      return "auto";
+    case cudaDeviceScheduleSpin:
+      return "spin";
+    case cudaDeviceScheduleYield:
+      return "yield";
+    case cudaDeviceScheduleBlockingSync:
+      return "blocking";
+    default:
+      return "unknown";
+  }
+}
+
 class CudaOps final : public gpu::DeviceOps {
  public:
   explicit CudaOps(int device) : device_(device) {
+    // The flags belong to the primary context, so they are set as it is created.
+    if (auto flags = requested_schedule())
+      check(cudaInitDevice(device, *flags, 0), "cudaInitDevice (COMMBENCH_CUDA_SCHEDULE)");
     check(cudaSetDevice(device), "cudaSetDevice");
+    unsigned flags = 0;
+    check(cudaGetDeviceFlags(&flags), "cudaGetDeviceFlags");
+    schedule_ = schedule_name(flags);
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
     name_ = "cuda:" + std::to_string(device) + " " + prop.name;
@@ -74,6 +112,7 @@ class CudaOps final : public gpu::DeviceOps {
   }
 
   std::string name() const override { return name_; }
+  std::string schedule() const override { return schedule_; }
   MemoryAllocator& device_memory() override { return device_alloc_; }
   MemoryAllocator& pinned_memory() override { return pinned_alloc_; }
 
@@ -128,6 +167,7 @@ class CudaOps final : public gpu::DeviceOps {
  private:
   int device_;
   std::string name_;
+  std::string schedule_;
   DeviceAllocator device_alloc_;
   PinnedAllocator pinned_alloc_;
   cudaStream_t streams_[kLanes]{};
