@@ -133,15 +133,15 @@ run_pair validate_bandwidth_cuda bandwidth --memory cuda --validate -b 1K -e 8M 
   --iters 4 --iters-large 2 --window 16
 
 # 3. Latency: host memory, then device memory staged by lanes and by blocking copies.
-run_pair pingpong_host pingpong --memory host -b 1 -e 4M -f 4 "${small[@]}"
-run_pair pingpong_cuda_staged pingpong --memory cuda --gpu-path staged -b 1 -e 4M -f 4 "${small[@]}"
+run_pair pingpong_host pingpong --memory host -b 8 -e 4M -f 8 "${small[@]}"
+run_pair pingpong_cuda_staged pingpong --memory cuda --gpu-path staged -b 8 -e 4M -f 8 "${small[@]}"
 run_pair pingpong_cuda_staged_synccopy pingpong --memory cuda --gpu-path staged \
-  --gpu-sync-copy 64K -b 1 -e 4M -f 4 "${small[@]}"
+  --gpu-sync-copy 64K -b 8 -e 4M -f 8 "${small[@]}"
 for mode in spin blocking; do
   COMMBENCH_CUDA_SCHEDULE=$mode run_pair "pingpong_cuda_staged_synccopy_$mode" pingpong \
-    --memory cuda --gpu-path staged --gpu-sync-copy 64K -b 1 -e 64K -f 8 "${small[@]}"
+    --memory cuda --gpu-path staged --gpu-sync-copy 64K -b 8 -e 64K -f 8 "${small[@]}"
   COMMBENCH_CUDA_SCHEDULE=$mode run_pair "pingpong_cuda_staged_$mode" pingpong \
-    --memory cuda --gpu-path staged -b 1 -e 64K -f 8 "${small[@]}"
+    --memory cuda --gpu-path staged -b 8 -e 64K -f 8 "${small[@]}"
 done
 
 # 4. Bandwidth, host against staged.
@@ -168,14 +168,14 @@ if [ -d "$here/ucx-cuda" ] && step "CUDA-aware UCX"; then
         --validate -b 1 -e 8M -f 8 --iters 50 --iters-large 10
     done
     run_pair pingpong_cuda_ucxcuda_passthrough pingpong --memory cuda --gpu-path pass-through \
-      -b 1 -e 4M -f 4 "${small[@]}"
+      -b 8 -e 4M -f 8 "${small[@]}"
     run_pair bandwidth_cuda_ucxcuda_passthrough bandwidth --memory cuda --gpu-path pass-through \
       -b 1M -e 64M -f 4 --iters 20 --iters-large 10
     export UCX_RNDV_THRESH=8192 UCX_RNDV_FRAG_MEM_TYPE=cuda UCX_MEMTYPE_CACHE=n
     mpirun=("${mpirun[@]}" -x UCX_RNDV_THRESH -x UCX_RNDV_FRAG_MEM_TYPE -x UCX_MEMTYPE_CACHE)
     log "as Dask-CUDA runs UCX: UCX_RNDV_THRESH=8192 UCX_RNDV_FRAG_MEM_TYPE=cuda UCX_MEMTYPE_CACHE=n"
     run_pair pingpong_cuda_ucxcuda_passthrough_daskcuda pingpong --memory cuda \
-      --gpu-path pass-through -b 1 -e 4M -f 4 "${small[@]}"
+      --gpu-path pass-through -b 8 -e 4M -f 8 "${small[@]}"
     run_pair bandwidth_cuda_ucxcuda_passthrough_daskcuda bandwidth --memory cuda \
       --gpu-path pass-through -b 1M -e 64M -f 4 --iters 20 --iters-large 10
   )
@@ -222,7 +222,7 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
     if not rows:
         continue
     bench = rows[0]["benchmark"]
-    keep = {1, 8, 64, 4096, 65536, 1 << 20, 4 << 20} if bench == "pingpong" else {1 << 20, 16 << 20, 64 << 20}
+    keep = {8, 4096, 32768, 65536, 262144, 4 << 20} if bench == "pingpong" else {1 << 20, 16 << 20, 64 << 20}
     for r in rows:
         try:
             size = int(r["size_bytes"] or 0)
