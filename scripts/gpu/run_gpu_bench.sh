@@ -130,7 +130,7 @@ done
 run_pair validate_pingpong_cuda_synccopy pingpong --memory cuda --gpu-sync-copy 64K --validate \
   -b 1 -e 8M -f 8 --iters 50 --iters-large 10
 run_pair validate_bandwidth_cuda bandwidth --memory cuda --validate -b 1K -e 8M -f 8 \
-  --iters 4 --iters-large 2 --window 16
+  --iters 4 --iters-large 2 --reps 2 --window 16
 
 # 3. Latency: host memory, then device memory staged by lanes and by blocking copies.
 run_pair pingpong_host pingpong --memory host -b 8 -e 4M -f 8 "${small[@]}"
@@ -145,9 +145,9 @@ for mode in spin blocking; do
 done
 
 # 4. Bandwidth, host against staged.
-run_pair bandwidth_host bandwidth --memory host -b 1M -e 64M -f 4 --iters 20 --iters-large 10
+run_pair bandwidth_host bandwidth --memory host -b 1M -e 64M -f 4 --iters 10 --iters-large 4 --reps 2 --window 16
 run_pair bandwidth_cuda_staged bandwidth --memory cuda --gpu-path staged -b 1M -e 64M -f 4 \
-  --iters 20 --iters-large 10
+  --iters 10 --iters-large 4 --reps 2 --window 16
 run_pair pingpong_cuda_passthrough pingpong --memory cuda --gpu-path pass-through -b 1 -e 1K
 
 # 5. With the CUDA-aware UCX the bundle may carry (scripts/gpu/build_cuda_ucx.sh): what
@@ -170,14 +170,14 @@ if [ -d "$here/ucx-cuda" ] && step "CUDA-aware UCX"; then
     run_pair pingpong_cuda_ucxcuda_passthrough pingpong --memory cuda --gpu-path pass-through \
       -b 8 -e 4M -f 8 "${small[@]}"
     run_pair bandwidth_cuda_ucxcuda_passthrough bandwidth --memory cuda --gpu-path pass-through \
-      -b 1M -e 64M -f 4 --iters 20 --iters-large 10
+      -b 1M -e 64M -f 4 --iters 10 --iters-large 4 --reps 2 --window 16
     export UCX_RNDV_THRESH=8192 UCX_RNDV_FRAG_MEM_TYPE=cuda UCX_MEMTYPE_CACHE=n
     mpirun=("${mpirun[@]}" -x UCX_RNDV_THRESH -x UCX_RNDV_FRAG_MEM_TYPE -x UCX_MEMTYPE_CACHE)
     log "as Dask-CUDA runs UCX: UCX_RNDV_THRESH=8192 UCX_RNDV_FRAG_MEM_TYPE=cuda UCX_MEMTYPE_CACHE=n"
     run_pair pingpong_cuda_ucxcuda_passthrough_daskcuda pingpong --memory cuda \
       --gpu-path pass-through -b 8 -e 4M -f 8 "${small[@]}"
     run_pair bandwidth_cuda_ucxcuda_passthrough_daskcuda bandwidth --memory cuda \
-      --gpu-path pass-through -b 1M -e 64M -f 4 --iters 20 --iters-large 10
+      --gpu-path pass-through -b 1M -e 64M -f 4 --iters 10 --iters-large 4 --reps 2 --window 16
   )
 elif [ ! -d "$here/ucx-cuda" ]; then
   log "no CUDA-aware UCX in this bundle (scripts/gpu/build_cuda_ucx.sh, then prepare_bundle.sh)"
