@@ -39,8 +39,11 @@ std::string utc_now(const char* fmt) {
 
 Json environment() {
   Json env = Json::object();
-  static const char* prefixes[] = {"UCX_",   "OMPI_", "PMIX_MCA",   "MPIR_",
-                                   "MPICH_", "FI_",   "COMMBENCH_", "CUDA_VISIBLE_DEVICES"};
+  // CUDA_MPS_: a run under NVIDIA's MPS daemon names its pipe directory (two ranks on one
+  // GPU without MPS pay a GPU time-slice per copy: results/gpu-2026-11-29).
+  static const char* prefixes[] = {"UCX_",     "OMPI_", "PMIX_MCA",   "MPIR_",
+                                   "MPICH_",   "FI_",   "COMMBENCH_", "CUDA_VISIBLE_DEVICES",
+                                   "CUDA_MPS_"};
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
     for (const char* p : prefixes)

@@ -11,7 +11,8 @@
 # waits for it), validation of every memory combination and staged copy mode, ping-pong
 # and bandwidth for tcp, ucx and mpi in host memory and device memory (staged by lanes,
 # staged by blocking copies up to 64 KiB, under the default and the spin and blocking
-# scheduling modes), pass-through with the bundle's CUDA-aware UCX beside staged, and the
+# scheduling modes; and under NVIDIA's MPS daemon where the machine has one), pass-through
+# with the bundle's CUDA-aware UCX beside staged, and the
 # applications on device memory. Everything is written to a work folder; what comes back
 # is at most 8 files: run.log, summary.txt and gpu-run.tar.gz (all of it).
 set -uo pipefail
@@ -143,6 +144,29 @@ for mode in spin blocking; do
   COMMBENCH_CUDA_SCHEDULE=$mode run_pair "pingpong_cuda_staged_$mode" pingpong \
     --memory cuda --gpu-path staged -b 8 -e 64K -f 8 "${small[@]}"
 done
+
+# 3b. The same under NVIDIA's MPS daemon where the machine has it: two ranks on one GPU
+#     otherwise pay a GPU time-slice (~150 us) for each small host-to-device copy
+#     (results/gpu-2026-11-29: 157 us one way without MPS, 17 us with it).
+mps=$(command -v nvidia-cuda-mps-control || ls /usr/local/nvidia/bin/nvidia-cuda-mps-control 2>/dev/null)
+if [ -n "$mps" ] && step "MPS daemon ($mps)"; then
+  export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if host "$mps" -d; then
+    sleep 1
+    run_pair pingpong_cuda_staged_mps pingpong --memory cuda --gpu-path staged -b 8 -e 4M -f 8 "${small[@]}"
+    run_pair pingpong_cuda_staged_synccopy_mps pingpong --memory cuda --gpu-path staged \
+      --gpu-sync-copy 64K -b 8 -e 64K -f 8 "${small[@]}"
+    run_pair bandwidth_cuda_staged_mps bandwidth --memory cuda --gpu-path staged -b 1M -e 64M -f 4 \
+      --iters 10 --iters-large 4 --reps 2 --window 16
+    echo quit | host "$mps"
+    sleep 1
+  else
+    log "MPS daemon did not start"
+  fi
+  rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+fi
 
 # 4. Bandwidth, host against staged.
 run_pair bandwidth_host bandwidth --memory host -b 1M -e 64M -f 4 --iters 10 --iters-large 4 --reps 2 --window 16
