@@ -227,11 +227,15 @@ print("yes" if "--memory" in names else "no")' <<<"$options")
     *) die "$app --list-options: $has_memory" ;;
   esac
   if [ "$has_memory" = yes ]; then
-    for mem in host cuda; do
-      step "$app --memory $mem" || break
-      "${app_mpirun[@]}" "$bin/$app" --backend "$backends" --memory "$mem" --runs 3 \
-        --csv "$out/${app}_$mem.csv" --timeout 100 > "$out/${app}_$mem.txt" 2>&1
-      echo "   rc=$? $(grep -m1 -E 'validation:|error' "$out/${app}_$mem.txt")" | tee -a "$out/run.log"
+    # An application takes one backend per run.
+    for b in ${backends//,/ }; do
+      for mem in host cuda; do
+        step "$app --backend $b --memory $mem" || break 2
+        "${app_mpirun[@]}" "$bin/$app" --backend "$b" --memory "$mem" --runs 3 \
+          --csv "$out/${app}_${b}_$mem.csv" --timeout 100 > "$out/${app}_${b}_$mem.txt" 2>&1
+        echo "   rc=$? $(grep -m1 -E 'validation:|error' "$out/${app}_${b}_$mem.txt")" |
+          tee -a "$out/run.log"
+      done
     done
   else
     log "$app: no --memory option in this build (GPU variant not wired in yet): skipped"
