@@ -9,6 +9,7 @@
 #include "comm/registry.hpp"
 #include "distributed/scheduler.hpp"
 #include "distributed/worker.hpp"
+#include "gpu/cuda_ipc_comm.hpp"
 #include "gpu/staged_comm.hpp"
 #include "harness/backend_listing.hpp"
 #include "harness/host_memory.hpp"
@@ -84,10 +85,12 @@ AppSession::AppSession(int argc, char** argv, const Workload& workload,
                  "(device memory and CUDA kernels; needs a CUDA build and a GPU, or "
                  "COMMBENCH_SIMULATE_GPU=1 for the simulated device of the tests)")
       ->capture_default_str();
-  app.add_option("--gpu-path", opts_.gpu_path,
-                 "How device blocks cross the comm (--memory cuda): auto (pass-through when "
-                 "the library reports CUDA support at run time, else staged) | pass-through "
-                 "| staged (pipelined copies through pinned host buffers)")
+  app.add_option(
+         "--gpu-path", opts_.gpu_path,
+         "How device blocks cross the comm (--memory cuda): auto (pass-through when "
+         "the library reports CUDA support at run time, else staged) | pass-through "
+         "| staged (pipelined copies through pinned host buffers) | cuda-ipc (CUDA IPC handles "
+         "between ranks on one node; device-to-device copies)")
       ->capture_default_str();
   app.add_option("--gpu-chunk", opts_.gpu_chunk, "Chunk of the staged pipeline (--memory cuda)")
       ->capture_default_str();
@@ -211,6 +214,15 @@ void AppSession::choose_gpu_path() {
     boot().fail_all(e.what());
   }
   device_.sync_before_send = device_.path == gpu::GpuPath::pass_through;
+  if (device_.path == gpu::GpuPath::cuda_ipc) {
+    // Every channel (all ranks on one node): device blocks cross as IPC handles.
+    gpu::CudaIpcOptions io;
+    io.limits = opts_.backend_options.limits;
+    channels_.set_wrapper([this, io](std::unique_ptr<Comm> inner) -> std::unique_ptr<Comm> {
+      return std::make_unique<gpu::CudaIpcComm>(std::move(inner), *device_.ops, loop_, io);
+    });
+    return;
+  }
   if (device_.path != gpu::GpuPath::staged) return;
   // Every channel of every rank stages (both ends of a comm must): control frames are
   // host memory and pass through the decorator uncopied; device frames arrive as device.

@@ -237,6 +237,14 @@ foreach(backend IN LISTS COMMBENCH_APPBENCH_BACKENDS)
                    ${_args_${app}})
     set_property(TEST appbench.${app}.simulated_gpu.${backend} APPEND PROPERTY ENVIRONMENT
                  COMMBENCH_SIMULATE_GPU=1)
+    # CUDA IPC on every channel (gpu/cuda_ipc_comm.hpp; the simulated device memory is
+    # shared memory that the peer maps).
+    _appbench_test(appbench.${app}.simulated_gpu_cuda_ipc.${backend} zero "validation: PASSED" 120
+                   ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:${app}>
+                   --backend ${backend} --memory cuda --gpu-path cuda-ipc --timeout 100
+                   ${_args_${app}})
+    set_property(TEST appbench.${app}.simulated_gpu_cuda_ipc.${backend} APPEND PROPERTY
+                 ENVIRONMENT COMMBENCH_SIMULATE_GPU=1)
   endforeach()
 endforeach()
 if("mpi" IN_LIST COMMBENCH_APPBENCH_BACKENDS)
@@ -248,13 +256,13 @@ if("mpi" IN_LIST COMMBENCH_APPBENCH_BACKENDS)
                COMMBENCH_SIMULATE_GPU=1 COMMBENCH_FAKE_CUDA_AWARE=mpi)
 endif()
 # Device memory that cannot work is one line: no GPU (or no CUDA build) at the device
-# check, a GPU machine at the path (cuda-ipc is not implemented).
+# check, a GPU machine at the path (pass-through over a library without CUDA support).
 # (tests/integration/expect_error.sh: non-zero, one error line, no sanitizer report.)
 foreach(app transpose_sum merge)
   add_test(NAME appbench.${app}.cuda_refused
            COMMAND ${CMAKE_SOURCE_DIR}/tests/integration/expect_error.sh
-                   "--memory cuda: |--gpu-path cuda-ipc is not implemented"
+                   "--memory cuda: |reports no CUDA support"
                    ${_launch} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:${app}> --backend tcp
-                   --memory cuda --gpu-path cuda-ipc ${_args_${app}})
+                   --memory cuda --gpu-path pass-through ${_args_${app}})
   set_tests_properties(appbench.${app}.cuda_refused PROPERTIES TIMEOUT 60 ENVIRONMENT "${_env}")
 endforeach()

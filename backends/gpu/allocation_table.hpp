@@ -23,6 +23,8 @@ class AllocationTable {
  public:
   // Records an allocation; returns its id.
   uint64_t add(void* base, size_t size);
+  // The id the next add() returns.
+  uint64_t next_id() const noexcept { return next_id_; }
   // Forgets the allocation starting at `base` (no-op when unknown).
   void remove(void* base) noexcept;
   // The allocation holding `p` (a 0-byte allocation holds its base), or nullopt.

@@ -38,8 +38,6 @@ GpuPath choose_path(std::string_view requested, bool accepts_device) {
   if (p == GpuPath::pass_through && !accepts_device)
     throw std::invalid_argument(
         "--gpu-path pass-through: this library reports no CUDA support at run time (use staged)");
-  if (p == GpuPath::cuda_ipc)
-    throw std::invalid_argument("--gpu-path cuda-ipc is not implemented yet (use staged)");
   if (p == GpuPath::none)
     throw std::invalid_argument("--gpu-path none: device memory needs a path");
   return p;

@@ -21,7 +21,8 @@ GpuPath parse_gpu_path(std::string_view s);
 
 // `requested` = "auto" | a path name. auto = pass-through when the backend takes device
 // pointers, else staged. Throws std::invalid_argument (one line) for a path that cannot
-// work: pass-through on a library without CUDA support, cuda-ipc (not built yet).
+// work: pass-through on a library without CUDA support. cuda-ipc works over any backend
+// between processes that share a node (CudaIpcComm) and is only taken when asked for.
 GpuPath choose_path(std::string_view requested, bool backend_accepts_device_memory);
 
 // The device of this process (the CUDA device, chosen by local rank when there are

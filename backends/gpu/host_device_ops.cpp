@@ -1,23 +1,52 @@
 #include "gpu/host_device_ops.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 namespace commbench::gpu {
 
 // Counts live bytes so tests can check that nothing leaks from a pool, and keeps the
 // allocation table that CUDA IPC needs.
+//
+// Device memory is shared memory (one memfd per allocation, kept open while it lives), so
+// that another process can map it as cudaIpcOpenMemHandle maps a peer's allocation: the
+// two ranks of a benchmark run CUDA IPC on the simulated device too. The memfd is named
+// after the allocation's id, so a peer that opens a freed and reused descriptor notices.
 struct HostDeviceOps::Tracker final : MemoryAllocator {
   size_t live = 0;
   AllocationTable table;
   // Set for device memory: cudaFree waits for the device, so the default-stream copies
   // still to land (into or out of this block among them) land before it is freed.
   HostDeviceOps* lands_before_free = nullptr;
+  std::unordered_map<void*, int> memfds;  // device memory: base -> its memfd
   void* allocate(size_t bytes) override {
-    void* p = std::malloc(bytes == 0 ? 1 : bytes);
-    if (!p) throw std::bad_alloc();
+    size_t n = bytes == 0 ? 1 : bytes;
+    void* p = nullptr;
+    if (lands_before_free) {
+      int fd =
+          memfd_create(("commbench-sim-" + std::to_string(table.next_id())).c_str(), MFD_CLOEXEC);
+      if (fd < 0) throw std::bad_alloc();
+      void* m = MAP_FAILED;
+      if (ftruncate(fd, static_cast<off_t>(n)) == 0)
+        m = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (m == MAP_FAILED) {
+        close(fd);
+        throw std::bad_alloc();
+      }
+      p = m;
+      memfds[p] = fd;
+    } else {
+      p = std::malloc(n);
+      if (!p) throw std::bad_alloc();
+    }
     live += bytes;
     table.add(p, bytes);
     return p;
@@ -26,15 +55,22 @@ struct HostDeviceOps::Tracker final : MemoryAllocator {
     if (lands_before_free) lands_before_free->land_default(lands_before_free->default_seq_);
     live -= bytes;
     table.remove(p);
-    std::free(p);
+    if (auto it = memfds.find(p); it != memfds.end()) {
+      munmap(p, bytes == 0 ? 1 : bytes);
+      close(it->second);
+      memfds.erase(it);
+    } else {
+      std::free(p);
+    }
   }
 };
 
 namespace {
-// A simulated handle: this tag, then the allocation's base and id.
+// A simulated handle: this tag, the allocation's base, id and size in its process, the
+// process and the memfd that holds it there.
 constexpr uint64_t kSimulatedHandleTag = 0x6370692d6d6973ULL;  // "sim-ipc"
 struct SimulatedHandle {
-  uint64_t tag, base, id;
+  uint64_t tag, base, id, size, pid, fd;
 };
 static_assert(sizeof(SimulatedHandle) <= sizeof(IpcHandle::bytes));
 }  // namespace
@@ -143,7 +179,14 @@ IpcHandle HostDeviceOps::ipc_export(void* base) {
   auto a = device_->table.find(base);
   if (!a || a->base != base)
     throw std::invalid_argument("CUDA IPC (simulated): not the base of a device allocation");
-  SimulatedHandle sh{kSimulatedHandleTag, reinterpret_cast<uintptr_t>(base), a->id};
+  auto fd = device_->memfds.find(base);
+  SimulatedHandle sh{
+      kSimulatedHandleTag,
+      reinterpret_cast<uintptr_t>(base),
+      a->id,
+      a->size,
+      static_cast<uint64_t>(getpid()),
+      fd == device_->memfds.end() ? ~uint64_t{0} : static_cast<uint64_t>(fd->second)};
   IpcHandle h;
   std::memcpy(h.bytes.data(), &sh, sizeof sh);
   ++ipc_exports_;
@@ -157,6 +200,10 @@ void* HostDeviceOps::ipc_open(const IpcHandle& h) {
     throw std::runtime_error("CUDA IPC (simulated): not a handle of this device");
   void* base = reinterpret_cast<void*>(sh.base);
   auto a = device_->table.find(base);
+  // Another process's allocation, or another simulated device's in this process (two
+  // ends of a test, each with its own default stream): mapped through its memfd.
+  if (sh.pid != static_cast<uint64_t>(getpid()) || (!a && sh.fd != ~uint64_t{0}))
+    return open_peer(sh.pid, sh.fd, sh.id, sh.size);
   // Like cudaIpcOpenMemHandle on memory its owner freed: the handle is dead.
   if (!a || a->base != base || a->id != sh.id)
     throw std::runtime_error("CUDA IPC (simulated): the exported allocation was freed");
@@ -165,7 +212,37 @@ void* HostDeviceOps::ipc_open(const IpcHandle& h) {
   return base;
 }
 
-void HostDeviceOps::ipc_close(void*) noexcept {
+// Another process's allocation: its memfd through /proc, checked by name and size (a freed
+// allocation's descriptor may have been closed or reused), mapped shared.
+void* HostDeviceOps::open_peer(uint64_t pid, uint64_t fd, uint64_t id, uint64_t size) {
+  std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  char target[256] = {};
+  ssize_t len = readlink(path.c_str(), target, sizeof target - 1);
+  std::string want = "/memfd:commbench-sim-" + std::to_string(id) + " ";
+  if (len <= 0 || std::string(target, static_cast<size_t>(len)).rfind(want, 0) != 0)
+    throw std::runtime_error("CUDA IPC (simulated): the exported allocation was freed");
+  int f = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  struct stat st {};
+  if (f < 0 || fstat(f, &st) != 0 || static_cast<uint64_t>(st.st_size) != (size == 0 ? 1 : size)) {
+    if (f >= 0) close(f);
+    throw std::runtime_error("CUDA IPC (simulated): cannot map the peer's allocation " + path);
+  }
+  void* m =
+      mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+  close(f);
+  if (m == MAP_FAILED)
+    throw std::runtime_error("CUDA IPC (simulated): mmap of the peer's allocation failed");
+  peer_maps_[m] = static_cast<size_t>(st.st_size);
+  ++ipc_opens_;
+  ++ipc_mapped_;
+  return m;
+}
+
+void HostDeviceOps::ipc_close(void* mapped) noexcept {
+  if (auto it = peer_maps_.find(mapped); it != peer_maps_.end()) {
+    munmap(mapped, it->second);
+    peer_maps_.erase(it);
+  }
   if (ipc_mapped_ > 0) --ipc_mapped_;
 }
 

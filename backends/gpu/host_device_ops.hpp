@@ -16,15 +16,17 @@
 // streams. Copies into host memory and from pinned memory land every pending
 // default-stream copy first and then run at once (cudaMemcpy returns complete).
 //
-// CUDA IPC is simulated within one process: a handle names the allocation (its base and
-// id), and opening it maps it at its own address while the allocation is live. A real
-// device refuses to open its own process's handles; the simulation allows it so that
-// ipc_handle_cache.hpp is tested without a second process or a GPU.
+// CUDA IPC is simulated: device memory is shared memory, a handle names the allocation
+// (its base, id and size, the process and the memfd holding it), and opening another
+// process's handle maps that memfd while the allocation lives. Opening this process's own
+// handle maps the allocation at its own address: a real device refuses that, the
+// simulation allows it so that ipc_handle_cache.hpp is tested in one process.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "gpu/device_ops.hpp"
@@ -85,6 +87,7 @@ class HostDeviceOps final : public DeviceOps {
     std::vector<std::byte> staged;
   };
   struct Tracker;
+  void* open_peer(uint64_t pid, uint64_t fd, uint64_t id, uint64_t size);
   // Lands, in order, the pending default-stream copies numbered up to `upto`.
   void land_default(uint64_t upto);
   int polls_per_copy_;
@@ -94,6 +97,7 @@ class HostDeviceOps final : public DeviceOps {
   size_t issued_ = 0, overlapped_ = 0;
   size_t ipc_exports_ = 0, ipc_opens_ = 0, ipc_mapped_ = 0;
   std::unique_ptr<Tracker> device_, pinned_;
+  std::unordered_map<void*, size_t> peer_maps_;  // another process's allocations, mapped
 };
 
 }  // namespace commbench::gpu

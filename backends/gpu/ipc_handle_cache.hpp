@@ -10,11 +10,8 @@
 // allocation_table.hpp): when the peer frees a buffer and allocates another at the same
 // base, the new id makes both sides drop the old handle instead of using a dead mapping.
 //
-// Not wired into the comm path yet: a CUDA-IPC comm (the handshake that tells two ranks
-// they share a node and a GPU, sending IpcRegions instead of frame bytes, copying with
-// cudaMemcpyAsync out of the mapping and a completion message back before the sender may
-// reuse its buffer) needs a real GPU to validate, and choose_path still refuses cuda-ipc.
-// Single-threaded, like the event loop that will own them.
+// CudaIpcComm (gpu/cuda_ipc_comm.hpp) keeps one of each per connection. Single-threaded,
+// like the event loop that owns them.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include "comm/address.hpp"
 #include "comm/peer_auth.hpp"
 #include "comm/registry.hpp"
+#include "gpu/cuda_ipc_comm.hpp"
 #include "gpu/staged_comm.hpp"
 #include "harness/pattern.hpp"
 #include "runtime/timeout.hpp"
@@ -72,6 +73,12 @@ void CommDriver::connect() {
     }));
     // The listener stays open until close(), as a Dask listener does for the whole run:
     // a stray that comes while the run measures is refused and counted too.
+  }
+  if (path_ == gpu::GpuPath::cuda_ipc && comm_) {
+    gpu::CudaIpcOptions io;
+    io.deliver = recv_kind_;
+    io.limits = env_.opts.backend_options.limits;
+    comm_ = std::make_unique<gpu::CudaIpcComm>(std::move(comm_), *ops_, env_.loop, io);
   }
   if (path_ == gpu::GpuPath::staged && comm_) {
     gpu::StagedOptions so;

@@ -95,10 +95,12 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
       ->capture_default_str();
   app.add_option("--send-memory", o.send_memory, "Memory kind of the sending buffer");
   app.add_option("--recv-memory", o.recv_memory, "Memory kind of the receiving buffer");
-  app.add_option("--gpu-path", o.gpu_path,
-                 "How device memory crosses a coroutine backend: auto (pass-through when "
-                 "the library reports CUDA support at run time, else staged) | pass-through "
-                 "| staged (pipelined copies through pinned host buffers)")
+  app.add_option(
+         "--gpu-path", o.gpu_path,
+         "How device memory crosses a coroutine backend: auto (pass-through when "
+         "the library reports CUDA support at run time, else staged) | pass-through "
+         "| staged (pipelined copies through pinned host buffers) | cuda-ipc (CUDA IPC handles "
+         "between ranks on one node; device-to-device copies)")
       ->capture_default_str();
   app.add_option("--gpu-chunk", o.gpu_chunk,
                  "Chunk of the staged pipeline (device frames up to this size travel in one "

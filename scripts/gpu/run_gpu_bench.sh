@@ -132,12 +132,17 @@ run_pair validate_pingpong_cuda_synccopy pingpong --memory cuda --gpu-sync-copy 
   -b 1 -e 8M -f 8 --iters 50 --iters-large 10
 run_pair validate_bandwidth_cuda bandwidth --memory cuda --validate -b 1K -e 8M -f 8 \
   --iters 4 --iters-large 2 --reps 2 --window 16
+run_pair validate_pingpong_cuda_ipc pingpong --memory cuda --gpu-path cuda-ipc --validate \
+  -b 1 -e 8M -f 8 --iters 50 --iters-large 10
+run_pair validate_bandwidth_cuda_ipc_bidir bandwidth --memory cuda --gpu-path cuda-ipc \
+  --bidirectional --validate -b 1K -e 8M -f 8 --iters 4 --iters-large 2 --reps 2 --window 16
 
 # 3. Latency: host memory, then device memory staged by lanes and by blocking copies.
 run_pair pingpong_host pingpong --memory host -b 8 -e 4M -f 8 "${small[@]}"
 run_pair pingpong_cuda_staged pingpong --memory cuda --gpu-path staged -b 8 -e 4M -f 8 "${small[@]}"
 run_pair pingpong_cuda_staged_synccopy pingpong --memory cuda --gpu-path staged \
   --gpu-sync-copy 64K -b 8 -e 4M -f 8 "${small[@]}"
+run_pair pingpong_cuda_ipc pingpong --memory cuda --gpu-path cuda-ipc -b 8 -e 4M -f 8 "${small[@]}"
 for mode in spin blocking; do
   COMMBENCH_CUDA_SCHEDULE=$mode run_pair "pingpong_cuda_staged_synccopy_$mode" pingpong \
     --memory cuda --gpu-path staged --gpu-sync-copy 64K -b 8 -e 64K -f 8 "${small[@]}"
@@ -157,6 +162,8 @@ if [ -n "$mps" ] && step "MPS daemon ($mps)"; then
     run_pair pingpong_cuda_staged_mps pingpong --memory cuda --gpu-path staged -b 8 -e 4M -f 8 "${small[@]}"
     run_pair pingpong_cuda_staged_synccopy_mps pingpong --memory cuda --gpu-path staged \
       --gpu-sync-copy 64K -b 8 -e 64K -f 8 "${small[@]}"
+    run_pair pingpong_cuda_ipc_mps pingpong --memory cuda --gpu-path cuda-ipc -b 8 -e 4M -f 8 \
+      "${small[@]}"
     run_pair bandwidth_cuda_staged_mps bandwidth --memory cuda --gpu-path staged -b 1M -e 64M -f 4 \
       --iters 10 --iters-large 4 --reps 2 --window 16
     echo quit | host "$mps"
@@ -171,6 +178,8 @@ fi
 # 4. Bandwidth, host against staged.
 run_pair bandwidth_host bandwidth --memory host -b 1M -e 64M -f 4 --iters 10 --iters-large 4 --reps 2 --window 16
 run_pair bandwidth_cuda_staged bandwidth --memory cuda --gpu-path staged -b 1M -e 64M -f 4 \
+  --iters 10 --iters-large 4 --reps 2 --window 16
+run_pair bandwidth_cuda_ipc bandwidth --memory cuda --gpu-path cuda-ipc -b 1M -e 64M -f 4 \
   --iters 10 --iters-large 4 --reps 2 --window 16
 run_pair pingpong_cuda_passthrough pingpong --memory cuda --gpu-path pass-through -b 1 -e 1K
 
@@ -229,9 +238,12 @@ print("yes" if "--memory" in names else "no")' <<<"$options")
   if [ "$has_memory" = yes ]; then
     # An application takes one backend per run.
     for b in ${backends//,/ }; do
-      for mem in host cuda; do
+      for mem in host cuda cuda-ipc; do
         step "$app --backend $b --memory $mem" || break 2
-        "${app_mpirun[@]}" "$bin/$app" --backend "$b" --memory "$mem" --runs 3 \
+        # cuda-ipc: device memory, every channel through CUDA IPC (else staged).
+        path=(--memory "${mem%-ipc}")
+        [ "$mem" = cuda-ipc ] && path+=(--gpu-path cuda-ipc)
+        "${app_mpirun[@]}" "$bin/$app" --backend "$b" "${path[@]}" --runs 3 \
           --csv "$out/${app}_${b}_$mem.csv" --timeout 100 > "$out/${app}_${b}_$mem.txt" 2>&1
         echo "   rc=$? $(grep -m1 -E 'validation:|error' "$out/${app}_${b}_$mem.txt")" |
           tee -a "$out/run.log"
