@@ -34,6 +34,9 @@ CONFIGS = [
     ("mps/mps_sync_1", "MPS: staged, blocking copies (1st)"),
     ("mps/mps_sync_2", "MPS: staged, blocking copies (2nd)"),
     ("mps/mps_host", "MPS run: host memory"),
+    ("cuda-ipc/pingpong_cuda_staged_mps", "MPS: staged, lane copies (3rd)"),
+    ("cuda-ipc/pingpong_cuda_ipc", "cuda-ipc, no MPS"),
+    ("cuda-ipc/pingpong_cuda_ipc_mps", "MPS: cuda-ipc"),
     ("run1/pingpong_cuda_ucxcuda_passthrough", "pass-through, CUDA-aware UCX"),
     ("run1/pingpong_cuda_ucxcuda_passthrough_daskcuda", "pass-through, UCX as Dask-CUDA sets it"),
 ]
@@ -41,6 +44,7 @@ STAGED = [c for c in CONFIGS if "staged" in c[1]]
 BW_CONFIGS = [
     ("run1/bandwidth_host", "host memory"),
     ("run1/bandwidth_cuda_staged", "staged"),
+    ("cuda-ipc/bandwidth_cuda_ipc", "cuda-ipc, no MPS"),
     ("run1/bandwidth_cuda_ucxcuda_passthrough", "pass-through, CUDA-aware UCX"),
     ("run1/bandwidth_cuda_ucxcuda_passthrough_daskcuda", "pass-through, UCX as Dask-CUDA sets it"),
 ]
@@ -161,7 +165,8 @@ def target_table(raw, probes):
              " host-observed floor + host | staged / that |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
     for stem, label in STAGED:
-        host = series(raw, stem.split("/")[0] + ("/mps_host" if stem.startswith("mps/") else "/pingpong_host"))
+        # The host row of the same call (the cuda-ipc call had none: run1's).
+        host = series(raw, "mps/mps_host" if stem.startswith("mps/") else "run1/pingpong_host")
         for backend, by_size in sorted(series(raw, stem).items()):
             r, h = by_size.get(8), host.get(backend, {}).get(8)
             if not r or not h:
@@ -177,7 +182,8 @@ def figure(raw, out):
     backends = ["tcp", "ucx:cooperative", "mpi"]
     named = dict(CONFIGS)
     shown = [(k, named[k]) for k in ("run1/pingpong_host", "run1/pingpong_cuda_staged", "mps/mps_lanes_2",
-                                    "mps/mps_sync_2", "run1/pingpong_cuda_ucxcuda_passthrough")]
+                                    "mps/mps_sync_2", "cuda-ipc/pingpong_cuda_ipc_mps",
+                                    "run1/pingpong_cuda_ucxcuda_passthrough")]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), sharey=True)
     for ax, b in zip(axes, backends):
         for stem, label in shown:
