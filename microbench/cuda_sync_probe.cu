@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu/cuda/cuda_schedule.hpp"
+
 namespace {
 
 void check(cudaError_t e, const char* what) {
@@ -91,21 +93,6 @@ void spin_event(cudaEvent_t ev) {
   while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
   }
   check(e, "cudaEventQuery");
-}
-
-const char* schedule_name(unsigned flags) {
-  switch (flags & cudaDeviceScheduleMask) {
-    case cudaDeviceScheduleAuto:
-      return "auto";
-    case cudaDeviceScheduleSpin:
-      return "spin";
-    case cudaDeviceScheduleYield:
-      return "yield";
-    case cudaDeviceScheduleBlockingSync:
-      return "blocking";
-    default:
-      return "unknown";
-  }
 }
 
 }  // namespace
@@ -207,8 +194,8 @@ int main(int argc, char** argv) {
       "{\"probe\": \"cuda_sync_probe\", \"device\": \"%s\", \"cc\": \"%d.%d\", "
       "\"driver\": %d, \"runtime\": %d, \"schedule_requested\": \"%s\", "
       "\"schedule\": \"%s\", \"iters\": %d, \"results\": [\n",
-      prop.name, prop.major, prop.minor, driver, runtime, schedule.c_str(), schedule_name(actual),
-      iters);
+      prop.name, prop.major, prop.minor, driver, runtime, schedule.c_str(),
+      commbench::cuda::schedule_name(actual), iters);
   bool first = true;
   auto report = [&](const char* mechanism, size_t bytes, Summary s) {
     std::printf(

@@ -46,7 +46,7 @@ IpcRegion get_region(const std::byte* p) {
 
 CudaIpcComm::CudaIpcComm(std::unique_ptr<Comm> inner, DeviceOps& ops, EventLoop& loop,
                          CudaIpcOptions options)
-    : inner_(std::move(inner)),
+    : CommDecorator(std::move(inner)),
       ops_(ops),
       loop_(loop),
       opt_(options),

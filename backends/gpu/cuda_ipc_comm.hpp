@@ -27,7 +27,7 @@
 #include <optional>
 #include <vector>
 
-#include "comm/comm.hpp"
+#include "comm/comm_decorator.hpp"
 #include "gpu/device_ops.hpp"
 #include "gpu/ipc_handle_cache.hpp"
 #include "runtime/async_mutex.hpp"
@@ -40,7 +40,7 @@ struct CudaIpcOptions {
   CommLimits limits;
 };
 
-class CudaIpcComm final : public Comm {
+class CudaIpcComm final : public CommDecorator {
  public:
   CudaIpcComm(std::unique_ptr<Comm> inner, DeviceOps& ops, EventLoop& loop,
               CudaIpcOptions options = {});
@@ -48,13 +48,6 @@ class CudaIpcComm final : public Comm {
 
   Task<void> write(const Message& msg, CancelToken token = {}) override;
   Task<void> read(Message& into, CancelToken token = {}) override;
-  Task<void> close() override { return inner_->close(); }
-  void abort() noexcept override { inner_->abort(); }
-  bool closed() const noexcept override { return inner_->closed(); }
-  std::string local_address() const override { return inner_->local_address(); }
-  std::string peer_address() const override { return inner_->peer_address(); }
-  std::string peer_id() const override { return inner_->peer_id(); }
-  std::vector<std::string> transports() const override { return inner_->transports(); }
 
   // Observations for tests and metadata.
   size_t exports() const noexcept { return exports_.exports(); }
@@ -67,7 +60,6 @@ class CudaIpcComm final : public Comm {
   Task<void> receive_until(Ready ready, CancelToken token);
   void file(Message& m);
 
-  std::unique_ptr<Comm> inner_;
   DeviceOps& ops_;
   EventLoop& loop_;
   CudaIpcOptions opt_;

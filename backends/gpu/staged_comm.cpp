@@ -9,7 +9,7 @@ namespace commbench::gpu {
 
 StagedComm::StagedComm(std::unique_ptr<Comm> inner, DeviceOps& ops, EventLoop& loop,
                        StagedOptions options)
-    : inner_(std::move(inner)),
+    : CommDecorator(std::move(inner)),
       ops_(ops),
       loop_(loop),
       opt_(options),

@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "comm/comm.hpp"
+#include "comm/comm_decorator.hpp"
 #include "gpu/device_ops.hpp"
 #include "gpu/staged_wire.hpp"
 #include "runtime/async_mutex.hpp"
@@ -43,7 +43,7 @@ struct StagedOptions {
   CommLimits limits;
 };
 
-class StagedComm final : public Comm {
+class StagedComm final : public CommDecorator {
  public:
   StagedComm(std::unique_ptr<Comm> inner, DeviceOps& ops, EventLoop& loop,
              StagedOptions options = {});
@@ -51,15 +51,6 @@ class StagedComm final : public Comm {
 
   Task<void> write(const Message& msg, CancelToken token = {}) override;
   Task<void> read(Message& into, CancelToken token = {}) override;
-  Task<void> close() override { return inner_->close(); }
-  void abort() noexcept override { inner_->abort(); }
-  bool closed() const noexcept override { return inner_->closed(); }
-  std::string local_address() const override { return inner_->local_address(); }
-  std::string peer_address() const override { return inner_->peer_address(); }
-  std::string peer_id() const override { return inner_->peer_id(); }
-  std::vector<std::string> transports() const override { return inner_->transports(); }
-
-  Comm& inner() noexcept { return *inner_; }
 
  private:
   static constexpr int kSendLane = 0;  // lanes 0, 1
@@ -69,7 +60,6 @@ class StagedComm final : public Comm {
   // Places `n` bytes at `dst` (kind `dst_kind`) from pinned `src`, on `lane` if async.
   void deliver(void* dst, MemoryKind dst_kind, const void* src, size_t n, int lane);
 
-  std::unique_ptr<Comm> inner_;
   DeviceOps& ops_;
   EventLoop& loop_;
   StagedOptions opt_;

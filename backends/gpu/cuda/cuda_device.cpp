@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "gpu/cuda/cuda_schedule.hpp"
+
 namespace commbench::cuda {
 
 namespace {
@@ -59,28 +61,9 @@ class PinnedAllocator final : public MemoryAllocator {
 std::optional<unsigned> requested_schedule() {
   const char* v = std::getenv("COMMBENCH_CUDA_SCHEDULE");
   if (!v || !*v) return std::nullopt;
-  std::string s = v;
-  if (s == "auto") return cudaDeviceScheduleAuto;
-  if (s == "spin") return cudaDeviceScheduleSpin;
-  if (s == "yield") return cudaDeviceScheduleYield;
-  if (s == "blocking") return cudaDeviceScheduleBlockingSync;
+  if (auto flags = schedule_flags(v)) return flags;
   throw std::invalid_argument("COMMBENCH_CUDA_SCHEDULE is auto, spin, yield or blocking, not '" +
-                              s + "'");
-}
-
-std::string schedule_name(unsigned flags) {
-  switch (flags & cudaDeviceScheduleMask) {
-    case cudaDeviceScheduleAuto:
-      return "auto";
-    case cudaDeviceScheduleSpin:
-      return "spin";
-    case cudaDeviceScheduleYield:
-      return "yield";
-    case cudaDeviceScheduleBlockingSync:
-      return "blocking";
-    default:
-      return "unknown";
-  }
+                              std::string(v) + "'");
 }
 
 class CudaOps final : public gpu::DeviceOps {

@@ -12,19 +12,26 @@ namespace {
 std::atomic<size_t> g_injected{0};
 }  // namespace
 
-size_t total_faults_injected() noexcept { return g_injected.load(); }
+size_t total_faults_injected() noexcept {
+  return g_injected.load();
+}
 void count_fault(FaultPlan& plan) noexcept {
   ++plan.injected;
   ++g_injected;
 }
 
-FaultComm::FaultComm(EventLoop& loop, std::unique_ptr<Comm> inner,
-                     std::shared_ptr<FaultPlan> plan, const CommLimits& limits, Side side)
-    : loop_(loop), inner_(std::move(inner)), plan_(std::move(plan)), limits_(limits), side_(side) {}
+FaultComm::FaultComm(EventLoop& loop, std::unique_ptr<Comm> inner, std::shared_ptr<FaultPlan> plan,
+                     const CommLimits& limits, Side side)
+    : CommDecorator(std::move(inner)),
+      loop_(loop),
+      plan_(std::move(plan)),
+      limits_(limits),
+      side_(side) {}
 
 Task<void> FaultComm::write(const Message& msg, CancelToken token) {
   int nth = faulty() ? writes_++ : -2;
-  if (faulty() && plan_->write_delay.count() > 0) co_await loop_.sleep_for(plan_->write_delay, token);
+  if (faulty() && plan_->write_delay.count() > 0)
+    co_await loop_.sleep_for(plan_->write_delay, token);
   // Frame 0 on the inner comm is our own copy of the frame header.
   std::vector<std::byte> header(header_bytes(msg.frames.size()));
   encode_header(msg, header, limits_);
@@ -59,13 +66,13 @@ Task<void> FaultComm::write_cut(const Message& wire) {
   };
   auto cutter = [&]() -> Task<void> {
     uint64_t until = EventLoop::now_ns() + static_cast<uint64_t>(plan_->drop_after.count());
-    while (!done && EventLoop::now_ns() < until) co_await loop_.sleep_for(std::chrono::microseconds(200));
+    while (!done && EventLoop::now_ns() < until)
+      co_await loop_.sleep_for(std::chrono::microseconds(200));
     if (!done) cut.cancel();
   };
   co_await when_all(writer(), cutter());
   inner_->abort();
-  throw CommClosedError("fault injected: connection to " + peer_address() +
-                        " dropped mid-message");
+  throw CommClosedError("fault injected: connection to " + peer_address() + " dropped mid-message");
 }
 
 Task<void> FaultComm::read(Message& into, CancelToken token) {

@@ -5,28 +5,22 @@
 #include <string>
 #include <vector>
 
-#include "comm/comm.hpp"
+#include "comm/comm_decorator.hpp"
 #include "comm/frame_header.hpp"
 #include "fault/fault_plan.hpp"
 
 namespace commbench::fault {
 
-class FaultComm final : public Comm {
+class FaultComm final : public CommDecorator {
  public:
   FaultComm(EventLoop& loop, std::unique_ptr<Comm> inner, std::shared_ptr<FaultPlan> plan,
             const CommLimits& limits, Side side);
 
   Task<void> write(const Message& msg, CancelToken token = {}) override;
   Task<void> read(Message& into, CancelToken token = {}) override;
-  Task<void> close() override { return inner_->close(); }
-  void abort() noexcept override { inner_->abort(); }
-  bool closed() const noexcept override { return inner_->closed(); }
+  // Addresses say the fault layer is there; the rest forwards (CommDecorator).
   std::string local_address() const override { return "fault+" + inner_->local_address(); }
   std::string peer_address() const override { return "fault+" + inner_->peer_address(); }
-  std::string peer_id() const override { return inner_->peer_id(); }
-  std::vector<std::string> transports() const override { return inner_->transports(); }
-
-  Comm& inner() noexcept { return *inner_; }
 
  private:
   Task<void> write_cut(const Message& wire);
@@ -36,7 +30,6 @@ class FaultComm final : public Comm {
   }
 
   EventLoop& loop_;
-  std::unique_ptr<Comm> inner_;
   std::shared_ptr<FaultPlan> plan_;
   CommLimits limits_;
   Side side_;
