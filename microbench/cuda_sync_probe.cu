@@ -224,72 +224,48 @@ int main(int argc, char** argv) {
            check(cudaStreamSynchronize(lane), "cudaStreamSynchronize");
          }));
 
+  // The mechanisms, each one call sequence for `n` bytes from `src` to `dst`.
+  auto lane_event = [&](void* dst, const void* src, size_t n, bool ordered) {
+    if (ordered) {  // StagedComm's order_after_default
+      check(cudaEventRecord(mark, cudaStreamLegacy), "cudaEventRecord");
+      check(cudaStreamWaitEvent(lane, mark, 0), "cudaStreamWaitEvent");
+    }
+    check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
+    check(cudaEventRecord(done, lane), "cudaEventRecord");
+    spin_event(done);
+  };
+  auto lane_streamsync = [&](void* dst, const void* src, size_t n) {
+    check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(lane), "cudaStreamSynchronize");
+  };
+  auto blocking = [&](void* dst, const void* src, size_t n) {
+    check(cudaMemcpy(dst, src, n, cudaMemcpyDefault), "cudaMemcpy");
+  };
+  auto kernel_flag = [&](const void* src, void* dst, size_t n) {
+    ++seq;
+    copy_and_flag<<<1, 256, 0, lane>>>(static_cast<const unsigned char*>(src),
+                                       static_cast<unsigned char*>(dst), n, flag, seq);
+    while (*static_cast<volatile unsigned int*>(flag) != seq) {
+    }
+  };
   for (size_t n : sizes) {
-    // Lane copies as StagedComm issues them.
-    report("d2h_lane_event", n, time_op(iters, [&] {
-             check(cudaMemcpyAsync(pinned, dev, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
-             check(cudaEventRecord(done, lane), "cudaEventRecord");
-             spin_event(done);
-           }));
-    report("h2d_lane_event", n, time_op(iters, [&] {
-             check(cudaMemcpyAsync(dev, pinned, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
-             check(cudaEventRecord(done, lane), "cudaEventRecord");
-             spin_event(done);
-           }));
-    report("d2h_lane_event_ordered", n, time_op(iters, [&] {
-             check(cudaEventRecord(mark, cudaStreamLegacy), "cudaEventRecord");
-             check(cudaStreamWaitEvent(lane, mark, 0), "cudaStreamWaitEvent");
-             check(cudaMemcpyAsync(pinned, dev, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
-             check(cudaEventRecord(done, lane), "cudaEventRecord");
-             spin_event(done);
-           }));
-    report("h2d_lane_event_ordered", n, time_op(iters, [&] {
-             check(cudaEventRecord(mark, cudaStreamLegacy), "cudaEventRecord");
-             check(cudaStreamWaitEvent(lane, mark, 0), "cudaStreamWaitEvent");
-             check(cudaMemcpyAsync(dev, pinned, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
-             check(cudaEventRecord(done, lane), "cudaEventRecord");
-             spin_event(done);
-           }));
-    report("d2h_lane_streamsync", n, time_op(iters, [&] {
-             check(cudaMemcpyAsync(pinned, dev, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
-             check(cudaStreamSynchronize(lane), "cudaStreamSynchronize");
-           }));
-    report("h2d_lane_streamsync", n, time_op(iters, [&] {
-             check(cudaMemcpyAsync(dev, pinned, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
-             check(cudaStreamSynchronize(lane), "cudaStreamSynchronize");
-           }));
+    // Lane copies as StagedComm issues them, without and with its ordering.
+    report("d2h_lane_event", n, time_op(iters, [&] { lane_event(pinned, dev, n, false); }));
+    report("h2d_lane_event", n, time_op(iters, [&] { lane_event(dev, pinned, n, false); }));
+    report("d2h_lane_event_ordered", n, time_op(iters, [&] { lane_event(pinned, dev, n, true); }));
+    report("h2d_lane_event_ordered", n, time_op(iters, [&] { lane_event(dev, pinned, n, true); }));
+    report("d2h_lane_streamsync", n, time_op(iters, [&] { lane_streamsync(pinned, dev, n); }));
+    report("h2d_lane_streamsync", n, time_op(iters, [&] { lane_streamsync(dev, pinned, n); }));
     // Blocking copies on the legacy default stream (what copy() and a staged "sync" small
-    // path would use): ordered after the caller's default-stream work by construction.
-    report("d2h_memcpy_pinned", n, time_op(iters, [&] {
-             check(cudaMemcpy(pinned, dev, n, cudaMemcpyDefault), "cudaMemcpy");
-           }));
-    report("h2d_memcpy_pinned", n, time_op(iters, [&] {
-             check(cudaMemcpy(dev, pinned, n, cudaMemcpyDefault), "cudaMemcpy");
-           }));
-    report("d2h_memcpy_pageable", n, time_op(iters, [&] {
-             check(cudaMemcpy(pageable.data(), dev, n, cudaMemcpyDefault), "cudaMemcpy");
-           }));
-    report("h2d_memcpy_pageable", n, time_op(iters, [&] {
-             check(cudaMemcpy(dev, pageable.data(), n, cudaMemcpyDefault), "cudaMemcpy");
-           }));
-    report("d2d_lane_event", n, time_op(iters, [&] {
-             check(cudaMemcpyAsync(dev2, dev, n, cudaMemcpyDefault, lane), "cudaMemcpyAsync");
-             check(cudaEventRecord(done, lane), "cudaEventRecord");
-             spin_event(done);
-           }));
+    // path use): ordered after the caller's default-stream work by construction.
+    report("d2h_memcpy_pinned", n, time_op(iters, [&] { blocking(pinned, dev, n); }));
+    report("h2d_memcpy_pinned", n, time_op(iters, [&] { blocking(dev, pinned, n); }));
+    report("d2h_memcpy_pageable", n, time_op(iters, [&] { blocking(pageable.data(), dev, n); }));
+    report("h2d_memcpy_pageable", n, time_op(iters, [&] { blocking(dev, pageable.data(), n); }));
+    report("d2d_lane_event", n, time_op(iters, [&] { lane_event(dev2, dev, n, false); }));
     // A kernel copies through mapped pinned memory and raises a host flag.
-    report("d2h_kernel_flag", n, time_op(iters, [&] {
-             ++seq;
-             copy_and_flag<<<1, 256, 0, lane>>>(dev, mapped, n, flag, seq);
-             while (*static_cast<volatile unsigned int*>(flag) != seq) {
-             }
-           }));
-    report("h2d_kernel_flag", n, time_op(iters, [&] {
-             ++seq;
-             copy_and_flag<<<1, 256, 0, lane>>>(mapped, dev, n, flag, seq);
-             while (*static_cast<volatile unsigned int*>(flag) != seq) {
-             }
-           }));
+    report("d2h_kernel_flag", n, time_op(iters, [&] { kernel_flag(dev, mapped, n); }));
+    report("h2d_kernel_flag", n, time_op(iters, [&] { kernel_flag(mapped, dev, n); }));
     check(cudaStreamSynchronize(lane), "cudaStreamSynchronize");
     // The submission alone (the copy is waited for outside the timed call).
     {

@@ -61,12 +61,7 @@ CudaIpcComm::CudaIpcComm(std::unique_ptr<Comm> inner, DeviceOps& ops, EventLoop&
 
 CudaIpcComm::~CudaIpcComm() {
   // A read that failed half-way may leave a copy in flight out of a peer's mapping.
-  try {
-    while (!ops_.lane_idle(kLane)) {
-    }
-  } catch (...) {
-    // the device is gone; nothing left to wait for
-  }
+  ops_.drain_lanes();
 }
 
 void CudaIpcComm::file(Message& m) {
@@ -79,6 +74,10 @@ void CudaIpcComm::file(Message& m) {
   } else if (type == kData) {
     data_.push_back(std::move(m));
     m = Message{};
+    if (!spare_.empty()) {  // the next inner read reuses a finished message's storage
+      m = std::move(spare_.back());
+      spare_.pop_back();
+    }
   } else {
     throw ProtocolError("cuda-ipc: unknown message type " + std::to_string(type));
   }
@@ -100,8 +99,8 @@ Task<void> CudaIpcComm::write(const Message& msg, CancelToken token) {
   if (msg.frames.size() > opt_.limits.max_frames)
     throw std::invalid_argument("cuda-ipc: message has more frames than the limit");
   put_head(header_, kData, static_cast<uint32_t>(msg.frames.size()));
-  Message out;
-  out.frames.reserve(msg.frames.size() + 1);
+  Message& out = out_;
+  out.frames.clear();
   out.frames.push_back({});
   bool device = false;
   for (const auto& f : msg.frames) {
@@ -178,6 +177,7 @@ Task<void> CudaIpcComm::read(Message& into, CancelToken token) {
     throw ProtocolError("cuda-ipc: the header does not describe the message");
   // Cooperative: the inner comm's progress runs meanwhile. `m` keeps host sources alive.
   while (!ops_.lane_idle(kLane)) co_await loop_.yield();
+  spare_.push_back(std::move(m));
   co_await inner_->write(ack_, token);
 }
 

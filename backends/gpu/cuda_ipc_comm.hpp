@@ -67,10 +67,12 @@ class CudaIpcComm final : public CommDecorator {
   IpcExportCache exports_;
   IpcImportCache imports_;
   std::vector<std::byte> header_;
-  std::deque<Message> data_;  // data messages received, not yet read()
-  size_t acks_ = 0;           // acknowledgements received, not yet taken by a write
-  Message inbox_;             // the inner read's message
-  Message ack_;               // what read() sends back
+  Message out_;                 // what write() sends (reused: no allocation per message)
+  std::deque<Message> data_;    // data messages received, not yet read()
+  std::vector<Message> spare_;  // read()'s finished messages, their storage kept for reuse
+  size_t acks_ = 0;             // acknowledgements received, not yet taken by a write
+  Message inbox_;               // the inner read's message
+  Message ack_;                 // what read() sends back
   std::vector<std::byte> ack_header_;
 };
 

@@ -55,6 +55,17 @@ class DeviceOps {
   // True once every copy issued on `lane` has finished; never blocks. Once it says so,
   // the copies' bytes are visible to the host and to work on any stream issued later.
   virtual bool lane_idle(int lane) = 0;
+  // Waits until every lane is idle, spinning; for destructors of comms whose copies may
+  // still be in flight into or out of their buffers. A device that fails is left alone.
+  void drain_lanes() noexcept {
+    try {
+      for (int l = 0; l < kLanes; ++l)
+        while (!lane_idle(l)) {
+        }
+    } catch (...) {
+      // the device is gone; nothing left to wait for
+    }
+  }
   // A copy with cudaMemcpy's semantics (validation and set-up, never in a timed
   // pipeline): it runs on the legacy default stream, after the work issued there before
   // it, and it does NOT always wait for its bytes to land. Device to host (pageable or

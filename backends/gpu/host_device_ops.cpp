@@ -26,11 +26,12 @@ struct HostDeviceOps::Tracker final : MemoryAllocator {
   // Set for device memory: cudaFree waits for the device, so the default-stream copies
   // still to land (into or out of this block among them) land before it is freed.
   HostDeviceOps* lands_before_free = nullptr;
-  std::unordered_map<void*, int> memfds;  // device memory: base -> its memfd
+  bool shared = false;                    // device memory: memfds a peer can map
+  std::unordered_map<void*, int> memfds;  // base -> its memfd
   void* allocate(size_t bytes) override {
     size_t n = bytes == 0 ? 1 : bytes;
     void* p = nullptr;
-    if (lands_before_free) {
+    if (shared) {
       int fd =
           memfd_create(("commbench-sim-" + std::to_string(table.next_id())).c_str(), MFD_CLOEXEC);
       if (fd < 0) throw std::bad_alloc();
@@ -80,6 +81,7 @@ HostDeviceOps::HostDeviceOps(int polls_per_copy)
       device_(std::make_unique<Tracker>()),
       pinned_(std::make_unique<Tracker>()) {
   device_->lands_before_free = this;
+  device_->shared = true;
 }
 
 HostDeviceOps::~HostDeviceOps() = default;

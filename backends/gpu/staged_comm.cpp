@@ -21,17 +21,7 @@ StagedComm::StagedComm(std::unique_ptr<Comm> inner, DeviceOps& ops, EventLoop& l
 
 StagedComm::~StagedComm() {
   // A write or read that failed half-way may leave copies in flight into our buffers.
-  drain_lanes();
-}
-
-void StagedComm::drain_lanes() noexcept {
-  try {
-    for (int l = 0; l < DeviceOps::kLanes; ++l)
-      while (!ops_.lane_idle(l)) {
-      }
-  } catch (...) {
-    // the device is gone; nothing left to wait for
-  }
+  ops_.drain_lanes();
 }
 
 Task<void> StagedComm::wait_lane(int lane) {

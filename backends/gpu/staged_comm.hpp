@@ -56,7 +56,6 @@ class StagedComm final : public CommDecorator {
   static constexpr int kSendLane = 0;  // lanes 0, 1
   static constexpr int kRecvLane = 2;  // lanes 2, 3
   Task<void> wait_lane(int lane);
-  void drain_lanes() noexcept;
   // Places `n` bytes at `dst` (kind `dst_kind`) from pinned `src`, on `lane` if async.
   void deliver(void* dst, MemoryKind dst_kind, const void* src, size_t n, int lane);
 

@@ -108,39 +108,30 @@ def probe_table(raw):
     return lines, probes
 
 
-def latency_table(raw):
-    lines = ["| path | backend | " + " | ".join(size_name(s) for s in SIZES) + " |",
-             "|---|---|" + "---:|" * len(SIZES)]
-    for stem, label in CONFIGS:
+def size_table(raw, configs, sizes, cell):
+    """| path | backend | one column per size |: cell(row) formats a CSV row's value."""
+    lines = ["| path | backend | " + " | ".join(size_name(s) for s in sizes) + " |",
+             "|---|---|" + "---:|" * len(sizes)]
+    for stem, label in configs:
         for backend, by_size in sorted(series(raw, stem).items()):
-            cells = []
-            for s in SIZES:
-                r = by_size.get(s)
-                if not r or not r["latency_us_p50"]:
-                    cells.append("")
-                    continue
-                bad = "" if r["wrong"] in ("", "0") else " (%s wrong)" % r["wrong"]
-                cells.append("%.1f [%.1f-%.1f]%s" % (float(r["latency_us_p50"]), float(r["latency_us_min"]),
-                                                    float(r["latency_us_p90"]), bad))
+            cells = [cell(by_size[s]) if s in by_size else "" for s in sizes]
             lines.append("| %s | %s | %s |" % (label, backend, " | ".join(cells)))
     return lines
 
 
-def bandwidth_table(raw):
-    lines = ["| path | backend | " + " | ".join(size_name(s) for s in BW_SIZES) + " |",
-             "|---|---|" + "---:|" * len(BW_SIZES)]
-    for stem, label in BW_CONFIGS:
-        for backend, by_size in sorted(series(raw, stem).items()):
-            cells = []
-            for s in BW_SIZES:
-                r = by_size.get(s)
-                if not r or not r["bandwidth_MBps"]:
-                    cells.append("")
-                    continue
-                cells.append("%.0f [%.0f-%.0f]" % (float(r["bandwidth_MBps"]), float(r["bandwidth_MBps_min"] or 0),
-                                                  float(r["bandwidth_MBps_max"] or 0)))
-            lines.append("| %s | %s | %s |" % (label, backend, " | ".join(cells)))
-    return lines
+def latency_cell(r):
+    if not r["latency_us_p50"]:
+        return ""
+    bad = "" if r["wrong"] in ("", "0") else " (%s wrong)" % r["wrong"]
+    return "%.1f [%.1f-%.1f]%s" % (float(r["latency_us_p50"]), float(r["latency_us_min"]),
+                                  float(r["latency_us_p90"]), bad)
+
+
+def bandwidth_cell(r):
+    if not r["bandwidth_MBps"]:
+        return ""
+    return "%.0f [%.0f-%.0f]" % (float(r["bandwidth_MBps"]), float(r["bandwidth_MBps_min"] or 0),
+                                 float(r["bandwidth_MBps_max"] or 0))
 
 
 def target_table(raw, probes):
@@ -224,8 +215,8 @@ def main():
             "## What one small copy costs as the host waits for it (cuda_sync_probe)", ""]
     text += probe_lines
     text += ["", "## Staged 8 B against issue 30's target", ""] + target_table(raw, probes)
-    text += ["", "## Ping-pong one-way latency, median [min-p90], microseconds", ""] + latency_table(raw)
-    text += ["", "## Bandwidth, MB/s, median [min-max] over repetitions", ""] + bandwidth_table(raw)
+    text += ["", "## Ping-pong one-way latency, median [min-p90], microseconds", ""] + size_table(raw, CONFIGS, SIZES, latency_cell)
+    text += ["", "## Bandwidth, MB/s, median [min-max] over repetitions", ""] + size_table(raw, BW_CONFIGS, BW_SIZES, bandwidth_cell)
     open(os.path.join(out, "tables.md"), "w").write("\n".join(text) + "\n")
     figure(raw, out)
 
