@@ -1,5 +1,7 @@
 // --samples FILE: every timed iteration of a ping-pong, one CSV row each (backend,
-// progress, size, repetition, iteration, one-way latency in ns), for histograms and CDFs
+// progress, idle rule, size, repetition, iteration, one-way latency in ns; the idle rule
+// keeps two entries of one policy under different @rules apart, as the summary CSV's
+// `idle` column does), for histograms and CDFs
 // (scripts/plot --samples) where the summary row keeps only order statistics. Written
 // outside the timed loops, after each repetition; "<file>.partial" until the run commits.
 #pragma once
@@ -20,8 +22,8 @@ class SampleLog {
 
   // One repetition's `n` round trips, in the order they were timed; each row holds the
   // one-way latency, half the round trip.
-  void add(const std::string& backend, const std::string& progress, size_t size_bytes, size_t rep,
-           const uint64_t* round_trip_ns, size_t n);
+  void add(const std::string& backend, const std::string& progress, const std::string& idle,
+           size_t size_bytes, size_t rep, const uint64_t* round_trip_ns, size_t n);
   // Renames the file into place.
   void commit();
 

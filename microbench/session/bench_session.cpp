@@ -127,7 +127,7 @@ size_t BenchSession::warmup_for(size_t size) const {
 
 void BenchSession::record_samples(const Driver& d, size_t size, size_t rep,
                                   const uint64_t* round_trip_ns, size_t n) {
-  if (samples_) samples_->add(d.backend(), d.progress(), size, rep, round_trip_ns, n);
+  if (samples_) samples_->add(d.backend(), d.progress(), d.idle(), size, rep, round_trip_ns, n);
 }
 
 void BenchSession::print_row(const std::vector<std::string>& cells) {

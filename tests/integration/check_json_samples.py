@@ -63,9 +63,12 @@ def main():
     samples = defaultdict(list)
     with open(paths["samples"]) as f:
         for s in csv.DictReader(f):
-            samples[(s["backend"], s["progress"], s["size_bytes"])].append(float(s["ns"]) / 1000)
+            samples[(s["backend"], s["progress"], s["idle"], s["size_bytes"])].append(
+                float(s["ns"]) / 1000)
     for r in rows:
-        key = (r["backend"], r["progress"], r["size_bytes"])
+        # the idle rule is part of the key: two entries of one policy under different
+        # @rules are two series
+        key = (r["backend"], r["progress"], r["idle"], r["size_bytes"])
         v = samples.get(key, [])
         if len(v) != int(r["iterations"]):
             fail("%s: %d samples, the row says %s iterations" % (key, len(v), r["iterations"]))

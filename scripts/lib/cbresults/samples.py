@@ -6,11 +6,14 @@ from collections import defaultdict
 
 
 def load(path):
-    """{(label, size_bytes): [one-way latency in us, ...]} where label is backend:progress."""
+    """{(label, size_bytes): [one-way latency in us, ...]} where label is backend:progress,
+    with @idle where the entry named a rule (files before the idle column have none)."""
     series = defaultdict(list)
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             label = "%s:%s" % (r["backend"], r["progress"])
+            if r.get("idle"):
+                label += "@" + r["idle"]
             series[(label, int(r["size_bytes"]))].append(float(r["ns"]) / 1000.0)
     return dict(series)
 
