@@ -407,15 +407,20 @@ def verdict_cell(res):
     return ("**%s**: %s" % (res["verdict"], res["why"]))[:MAX_WHY]
 
 
-def answer_table(evaluated, mpis):
+def answer_table(evaluated, mpis, across=None, across_mpis=None):
     """The one-page answer: claim, paper, ours (median, 95 % CI) per MPI, verdict per MPI,
-    and the ablation row that accounts for it (values per MPI, in the columns' order)."""
+    and the ablation row that accounts for it (values per MPI, in the columns' order).
+    `across` ({claim id: cell}, cbresults/sweep.across_hosts) adds the column "across
+    hosts": the link sweep's value at the delays where it was measured."""
     names = [MPI_NAMES.get(m, m) for m in mpis]
     head = ["claim", "paper"] + ["ours, %s" % n for n in names] + [
         "verdict, %s" % n for n in names] + ["accounted for by (%s)" % " / ".join(names)]
+    if across is not None:
+        head.append("across hosts (delay where measured; %s)" % " / ".join(
+            MPI_NAMES.get(m, m) for m in (across_mpis or mpis)))
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for claim, per in evaluated:
-        source, what, paper, _low, _spec = claim
+        source, what, paper, _low, spec = claim
         same = [per[m]["same_as"] for m in mpis if per[m]["same_as"]]
         acc = ("as %s" % BY_ID[same[0]][0] if same else
                account_text([per[m]["account"] for m in mpis]))
@@ -423,9 +428,14 @@ def answer_table(evaluated, mpis):
         # the same verdict for the same reason: said once
         verdicts = [v if i == 0 or v != verdicts[0] else "= %s" % names[0]
                     for i, v in enumerate(verdicts)]
-        lines.append("| %s %s | %s | %s | %s | %s |" % (
+        row = "| %s %s | %s | %s | %s | %s |" % (
             source, what, paper, " | ".join(ours_cell(per[m], short=True) for m in mpis),
-            " | ".join(verdicts), acc))
+            " | ".join(verdicts), acc)
+        if across is not None:
+            cid = spec["id"]
+            row += " %s |" % ("as %s" % BY_ID[spec["same_as"][0]][0] if spec.get("same_as")
+                              else across.get(cid, "–"))
+        lines.append(row)
     return "\n".join(lines)
 
 
