@@ -44,7 +44,6 @@ ADDED = (
     ("ucx:polling@spin (UCX-Py polling)", ("paper", "ucx", "polling", "spin"), "ucx"),
     ("ucx:polling@budget", ("ucx", "ucx", "polling", "budget"), "ucx"),
     ("ucx:event@block (UCX-Py blocking)", ("ucx", "ucx", "event", "block"), "ucx"),
-    ("tcp:epoll@spin", ("paper", "tcp", "epoll", "spin"), "tcp"),
     ("tcp:epoll@block (Dask TCP)", ("tcp", "tcp", "epoll", "block"), "tcp"),
     ("tcp:epoll@budget", ("tcp", "tcp", "epoll", "budget"), "tcp"),
 )
@@ -178,7 +177,7 @@ class Sweep:
         span = "%g-%g us" % (pts[0][0], pts[-1][0])
         if len(set(seq)) == 1:
             return {"faster": "faster at every delay", "slower": "slower at every delay",
-                    "tie": "within the noise at every delay"}[seq[0]] + " (%s)" % span
+                    "tie": "tie at every delay"}[seq[0]] + " (%s)" % span
         changes = ["%s from %g us" % (v, d) for (d, v), (_, pv) in zip(pts[1:], pts) if v != pv]
         return "%s at %g us, %s" % (seq[0], pts[0][0], ", ".join(changes))
 
@@ -411,6 +410,7 @@ def figure(sw, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401
     delays = sw.delays()
     xs = list(range(len(delays)))
     fig, axes = plt.subplots(1, len(BANDS), figsize=(13, 4.2), sharey=True)
@@ -438,6 +438,10 @@ def figure(sw, path):
                                 label="over %s (%s)" % (name, mpi))
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_yscale("log")
+        ticks = [0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 7, 10]
+        ax.yaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FixedFormatter(["%g" % t for t in ticks]))
+        ax.yaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         ax.set_xticks(xs)
         ax.set_xticklabels([("bridge" if link_delay_us(l) == 0 else "%g" % link_delay_us(l))
                             for l in delays])
@@ -449,9 +453,10 @@ def figure(sw, path):
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.suptitle("MPI4Dask's design (mpi:cooperative@spin) against UCX-Py polling "
                  "(ucx:polling@spin), UCX-Py blocking (ucx:event@block) and Dask TCP "
-                 "(tcp:epoll@block), across two virtual hosts; bars: 95% bootstrap CI over "
-                 "repetitions", fontsize=9)
-    fig.tight_layout(rect=(0, 0.12, 1, 0.95))
+                 "(tcp:epoll@block)\nping-pong across two virtual hosts; median over "
+                 "repetitions, bars: 95% bootstrap CI; Open MPI solid, MPICH dashed",
+                 fontsize=9)
+    fig.tight_layout(rect=(0, 0.12, 1, 0.93))
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -465,44 +470,62 @@ FIGURE = "speedup.png"
 
 
 def section(sw, report_folder, root):
-    """The report's Network section from a sweep: its command, the figure, the crossover
-    per size band, the speedups with intervals, the ablation rows and the applications."""
+    """The report's Network section from a sweep, compact (the report stays within 40 KB;
+    every table is in the sweep's tables.md): its command, the figure, the crossover per
+    size band, and one row per link with MPI4Dask's small-message speedup over UCX-Py
+    polling, what UCX-Py polling adds over raw-ucx under the paper's rule and under this
+    suite's default, and the applications' worst design against the fastest."""
     m = sw.manifest
     rel = os.path.relpath(sw.folder, report_folder)
     cost = sw.emulator_cost()
-    md = ["The answer across hosts is the link sweep `%s` (`%s`, commit %s, %s): two virtual "
-          "hosts (network and UTS namespaces; UCX over tcp, Open MPI's tcp BTL, nothing "
-          "bound), one link model per row, the paper's designs as they ran: MPI4Dask = "
-          "`mpi:cooperative@spin` (each coroutine tests its own request, the loop never "
-          "sleeps), UCX-Py polling = `ucx:polling@spin`, UCX-Py blocking = "
-          "`ucx:event@block`, Dask TCP = `tcp:epoll@block` (asyncio's readiness loop)." % (
+    md = ["The answer across hosts is the link sweep `%s` (`%s`, commit %s, %s; every table: "
+          "its `tables.md`): two virtual hosts (network and UTS namespaces; UCX over tcp, "
+          "Open MPI's tcp BTL, nothing bound), the paper's designs as they ran: MPI4Dask = "
+          "`mpi:cooperative@spin`, UCX-Py polling = `ucx:polling@spin`, UCX-Py blocking = "
+          "`ucx:event@block`, Dask TCP = `tcp:epoll@block`." % (
               os.path.relpath(sw.folder, root), m.get("command", "?"),
               m.get("git_commit", "?")[:12], m.get("started_utc", "?")[:10])]
     if cost:
-        md[-1] += (" Every delayed link goes through the user-space emulator, which itself "
-                   "adds %.1f us one way at zero delay (`%s`); the bridge row has none." % (
-                       cost["added_latency_us_one_way"], cost.get("command", "calibrate")))
+        md[-1] += (" Delayed links cross the user-space emulator, which itself adds %.1f us "
+                   "one way (`%s`)." % (cost["added_latency_us_one_way"],
+                                        cost.get("command", "calibrate")))
     fig = os.path.join(sw.folder, FIGURE)
     if os.path.exists(fig):
         md += ["", "![MPI4Dask's speedup over UCX-Py polling, UCX-Py blocking and Dask TCP "
                "against link delay, per size band, 95%% intervals](%s)" % os.path.normpath(
                    os.path.join(rel, FIGURE))]
-    md += ["", "**Crossover** (per size band and MPI; *faster* / *slower* when the 95 % "
-           "interval excludes 1):", ""] + crossover_lines(sw)
-    md += ["", "**MPI4Dask's speedup, 1 B-4 KiB ping-pong** (latency of the other design "
-           "over MPI4Dask's; median over repetitions [95 % CI]; UCX-Py polling interleaved "
-           "in one invocation, the others paired by repetition across two invocations):",
-           ""] + speedup_table(sw, BANDS[0])
-    md += ["", "**What each design adds per message over its own library** (1 B-4 KiB, us, "
-           "entry minus its raw baseline in the same repetition; the idle-rule ablation: "
-           "`@spin` never sleeps, `@budget` (this suite's default) sleeps after 50 us idle, "
-           "`@block` at once):", ""] + added_table(sw, BANDS[0])
-    md += ["", "**The applications** (2 workers on 2 hosts, 4 on 4; wall time over the "
-           "round's fastest, median over paired rounds [95 %% CI]; target: every design "
-           "within %.1fx of the fastest):" % TARGET_APP_RATIO, ""] + app_table(sw)
-    md += ["", "(Every band, the raw transports against each other and bandwidth: `%s`.)"
-           % os.path.join(os.path.relpath(sw.folder, root), "tables.md")]
+    md += ["", "Crossover (*faster* / *slower*: the 95 % interval excludes 1):", ""]
+    for bandname in BANDS:
+        md.append("- %s: %s" % (bandname, "; ".join(
+            "over %s: %s" % (name, ", ".join("%s %s" % (mpi, sw.crossover(mpi, d, bandname))
+                                             for mpi in sw.mpis)) for name, d in DESIGNS)))
+    names = " / ".join(sw.mpis)
+    md += ["", "| link | MPI4Dask over UCX-Py polling, 1 B-4 KiB (%s) | ucx:polling adds "
+           "over raw-ucx, us: @spin; @budget (%s) | apps, worst design over the fastest "
+           "(2 hosts; target %.1fx) |" % (names, names, TARGET_APP_RATIO), "|---|---|---|---|"]
+    ucx = DESIGNS[0][1]
+    for link in sw.links:
+        sp = " / ".join(fmt_ratio(sw.speedup(link, mpi, MPI4DASK, ucx, BANDS[0]))
+                        for mpi in sw.mpis)
+        added = " / ".join("%s; %s" % tuple(
+            _fmt_med(sw.added_us(link, mpi, e, "ucx", BANDS[0])) for e in (
+                ("paper", "ucx", "polling", "spin"), ("ucx", "ucx", "polling", "budget")))
+            for mpi in sw.mpis)
+        worst = []
+        for (l, hosts, mpi, app) in sorted(sw.apps):
+            if l == link and hosts == 2:
+                r = sw.app_ratios(l, hosts, mpi, app)
+                if r:
+                    b, v = max(r.items(), key=lambda kv: kv[1]["median"] or 0)
+                    worst.append("%s %s %.2fx (%s)" % (app.split("_")[0], mpi, v["median"],
+                                                       APP_LABELS.get(b, b)))
+        md.append("| %s | %s | %s | %s |" % (link_text(link), sp, added,
+                                             "; ".join(worst) or "–"))
     return md
+
+
+def _fmt_med(res):
+    return "–" if not res or res.get("median") is None else "%.1f" % res["median"]
 
 
 def tables(sw):
