@@ -407,17 +407,17 @@ def verdict_cell(res):
     return ("**%s**: %s" % (res["verdict"], res["why"]))[:MAX_WHY]
 
 
-def answer_table(evaluated, mpis, across=None, across_mpis=None):
+def answer_table(evaluated, mpis, across=None, across_mpis=None, across_at="50 us"):
     """The one-page answer: claim, paper, ours (median, 95 % CI) per MPI, verdict per MPI,
     and the ablation row that accounts for it (values per MPI, in the columns' order).
     `across` ({claim id: cell}, cbresults/sweep.across_hosts) adds the column "across
-    hosts": the link sweep's value at the delays where it was measured."""
+    hosts, <across_at>": the link sweep's value at the delay where it was measured."""
     names = [MPI_NAMES.get(m, m) for m in mpis]
     head = ["claim", "paper"] + ["ours, %s" % n for n in names] + [
         "verdict, %s" % n for n in names] + ["accounted for by (%s)" % " / ".join(names)]
     if across is not None:
-        head.append("across hosts (delay where measured; %s)" % " / ".join(
-            MPI_NAMES.get(m, m) for m in (across_mpis or mpis)))
+        head.append("across hosts, %s (%s)" % (across_at, " / ".join(
+            MPI_NAMES.get(m, m) for m in (across_mpis or mpis))))
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for claim, per in evaluated:
         source, what, paper, _low, spec = claim
@@ -457,7 +457,7 @@ def detail_table(evaluated, mpis):
              "worker, wall time, median (min-max, n) | left out of the verdict | verdict |",
              "|---|---|---|---|---|---|---|"]
     for claim, per in evaluated:
-        for m in mpis:
+        for k, m in enumerate(mpis):
             r = per[m]
             null = r["null"]
             if not null:
@@ -468,8 +468,10 @@ def detail_table(evaluated, mpis):
                 nulls = "%s (n=1%s)" % (fx(null["median"]), "" if null.get("paired") else
                                         ", unpaired")
             left = "; ".join(l["what"] for l in r["left_out"]) or "–"
-            lines.append("| %s %s | %s | %s | %s | %s | %s | %s%s |" % (
-                claim[0], claim[1], MPI_NAMES.get(m, m), ours_cell(r, short=True),
+            # the claim's name once per claim (its other MPIs' rows follow it)
+            lines.append("| %s | %s | %s | %s | %s | %s | %s%s |" % (
+                "%s %s" % (claim[0], claim[1]) if k == 0 else "″", MPI_NAMES.get(m, m),
+                ours_cell(r, short=True),
                 "%s; idle %s" % (r["where"], r["idle"]) if r["median"] is not None
                 and not r["same_as"] and r["verdict"] != NOT_TESTABLE else "–", nulls,
                 left if not r["same_as"] else "as %s" % BY_ID[r["same_as"]][0], r["verdict"],

@@ -18,6 +18,7 @@ How each number is taken:
   round is its wall time over the round's fastest; median over rounds with an interval."""
 
 import csv
+import gzip
 import json
 import math
 import os
@@ -174,10 +175,9 @@ class Sweep:
         if not pts:
             return "not measured"
         seq = [v for _, v in pts]
-        span = "%g-%g us" % (pts[0][0], pts[-1][0])
         if len(set(seq)) == 1:
             return {"faster": "faster at every delay", "slower": "slower at every delay",
-                    "tie": "tie at every delay"}[seq[0]] + " (%s)" % span
+                    "tie": "tie at every delay"}[seq[0]]
         changes = ["%s from %g us" % (v, d) for (d, v), (_, pv) in zip(pts[1:], pts) if v != pv]
         return "%s at %g us, %s" % (seq[0], pts[0][0], ", ".join(changes))
 
@@ -221,9 +221,10 @@ class Sweep:
                 logs.append(math.log(_num(r["bandwidth_MBps"]) / _num(other["bandwidth_MBps"])))
         return {"median": math.exp(sum(logs) / len(logs)), "ci": None, "n": 1} if logs else None
 
-    def across_hosts(self, at=("bridge", "delay=50us", "delay=200us"), hosts=2):
+    def across_hosts(self, at=("delay=50us",), hosts=2):
         """{claim id: cell} for the claims table's column "across hosts": MPI4Dask's
-        speedup over the claim's opponent at the bridge, 50 us and 200 us, per MPI."""
+        speedup over the claim's opponent at the given links (default 50 us, the middle
+        of the sweep; the report stays within 40 KB), per MPI."""
         at = [l for l in at if l in self.links]
         ucx, tcp = DESIGNS[0][1], DESIGNS[2][1]
 
@@ -232,8 +233,9 @@ class Sweep:
             for link in at:
                 vals = [fn(link, mpi) for mpi in self.mpis]
                 if any(v and v.get("median") for v in vals):
-                    parts.append("%s: %s" % (link_text(link), " / ".join(
-                        "%.2fx" % v["median"] if v and v.get("median") else "–" for v in vals)))
+                    # one link: the column's title names it
+                    parts.append(("%s: " % link_text(link) if len(at) > 1 else "") + " / ".join(
+                        "%.2fx" % v["median"] if v and v.get("median") else "–" for v in vals))
             return "; ".join(parts) or "–"
 
         def app(bench, metric, vs):
@@ -279,9 +281,13 @@ def _rows(path):
 def _repetitions(path):
     """{(backend, progress, idle): {size: {rep: median one-way us}}} from a samples file."""
     acc = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    if not os.path.exists(path):
+    if os.path.exists(path):
+        f = open(path, newline="")
+    elif os.path.exists(path + ".gz"):   # committed sweeps keep their samples compressed
+        f = gzip.open(path + ".gz", "rt", newline="")
+    else:
         return {}
-    with open(path, newline="") as f:
+    with f:
         for r in csv.DictReader(f):
             acc[(r["backend"], r["progress"], r.get("idle", ""))][int(r["size_bytes"])][
                 int(r["rep"])].append(float(r["ns"]) / 1000.0)
@@ -478,54 +484,56 @@ def section(sw, report_folder, root):
     m = sw.manifest
     rel = os.path.relpath(sw.folder, report_folder)
     cost = sw.emulator_cost()
-    md = ["The answer across hosts is the link sweep `%s` (`%s`, commit %s, %s; every table: "
-          "its `tables.md`): two virtual hosts (network and UTS namespaces; UCX over tcp, "
-          "Open MPI's tcp BTL, nothing bound), the paper's designs as they ran: MPI4Dask = "
+    md = ["Across hosts: the link sweep `%s` (`%s`, commit %s, %s; README there), 2 "
+          "virtual hosts, the paper's designs: MPI4Dask = "
           "`mpi:cooperative@spin`, UCX-Py polling = `ucx:polling@spin`, UCX-Py blocking = "
           "`ucx:event@block`, Dask TCP = `tcp:epoll@block`." % (
-              os.path.relpath(sw.folder, root), m.get("command", "?"),
-              m.get("git_commit", "?")[:12], m.get("started_utc", "?")[:10])]
+              os.path.relpath(sw.folder, root), m.get("command", "?").split(" --")[0],
+              m.get("git_commit", "?")[:7], m.get("started_utc", "?")[:10])]
     if cost:
-        md[-1] += (" Delayed links cross the user-space emulator, which itself adds %.1f us "
-                   "one way (`%s`)." % (cost["added_latency_us_one_way"],
-                                        cost.get("command", "calibrate")))
+        md[-1] += (" Delayed links cross the user-space emulator (+%.1f us one way)." %
+                   cost["added_latency_us_one_way"])
     fig = os.path.join(sw.folder, FIGURE)
     if os.path.exists(fig):
-        md += ["", "![MPI4Dask's speedup over UCX-Py polling, UCX-Py blocking and Dask TCP "
-               "against link delay, per size band, 95%% intervals](%s)" % os.path.normpath(
-                   os.path.join(rel, FIGURE))]
-    md += ["", "Crossover (*faster* / *slower*: the 95 % interval excludes 1):", ""]
-    for bandname in BANDS:
-        md.append("- %s: %s" % (bandname, "; ".join(
-            "over %s: %s" % (name, ", ".join("%s %s" % (mpi, sw.crossover(mpi, d, bandname))
-                                             for mpi in sw.mpis)) for name, d in DESIGNS)))
+        md += ["", "![MPI4Dask's speedup against link delay](%s)" %
+               os.path.normpath(os.path.join(rel, FIGURE))]
+    md += ["", "Crossover at 1 B-4 KiB (*faster*, *slower*: the 95 %% CI excludes 1): "
+           "%s. From 8 KiB up: the sweep's README (the emulator shares the 2 CPUs with spinning "
+           "ranks)." % "; ".join(
+               "over %s: %s" % (name, ", ".join("%s %s" % (mpi, sw.crossover(mpi, d, BANDS[0]))
+                                                for mpi in sw.mpis)) for name, d in DESIGNS)]
     names = " / ".join(sw.mpis)
-    md += ["", "| link | MPI4Dask over UCX-Py polling, 1 B-4 KiB (%s) | ucx:polling adds "
-           "over raw-ucx, us: @spin; @budget (%s) | apps, worst design over the fastest "
-           "(2 hosts; target %.1fx) |" % (names, names, TARGET_APP_RATIO), "|---|---|---|---|"]
+    links = sw.delays()   # the rate-limited links: tables.md
+    heads = "; ".join(link_text(l) for l in links)
     ucx = DESIGNS[0][1]
-    for link in sw.links:
-        sp = " / ".join(fmt_ratio(sw.speedup(link, mpi, MPI4DASK, ucx, BANDS[0]))
-                        for mpi in sw.mpis)
-        added = " / ".join("%s; %s" % tuple(
-            _fmt_med(sw.added_us(link, mpi, e, "ucx", BANDS[0])) for e in (
-                ("paper", "ucx", "polling", "spin"), ("ucx", "ucx", "polling", "budget")))
-            for mpi in sw.mpis)
-        worst = []
-        for (l, hosts, mpi, app) in sorted(sw.apps):
-            if l == link and hosts == 2:
-                r = sw.app_ratios(l, hosts, mpi, app)
-                if r:
-                    b, v = max(r.items(), key=lambda kv: kv[1]["median"] or 0)
-                    worst.append("%s %s %.2fx (%s)" % (app.split("_")[0], mpi, v["median"],
-                                                       APP_LABELS.get(b, b)))
-        md.append("| %s | %s | %s | %s |" % (link_text(link), sp, added,
-                                             "; ".join(worst) or "–"))
+    md += ["", "Per link (%s), %s, 1 B-4 KiB unless named (CIs: `tables.md`):" % (
+        heads, names), ""]
+    md.append("- MPI4Dask over UCX-Py polling: %s." % "; ".join(" / ".join(
+        _fmt_med(sw.speedup(l, mpi, MPI4DASK, ucx, BANDS[0]), "%.2f") for mpi in sw.mpis)
+        for l in links))
+    for rule in ("spin", "budget"):
+        md.append("- ucx:polling@%s (%s) over raw-ucx, +us: %s." % (
+            rule, "paper's rule" if rule == "spin" else "our default",
+            "; ".join(" / ".join(_fmt_med(sw.added_us(
+                l, mpi, ("paper" if rule == "spin" else "ucx", "ucx", "polling", rule), "ucx",
+                BANDS[0])) for mpi in sw.mpis) for l in links)))
+    app_links = [l for l in links if any(k[0] == l for k in sw.apps)]
+    if app_links:
+        md.append("- Apps, worst design / fastest (2 hosts; %s; target %.1f): "
+                  "%s." % ("; ".join(link_text(l) for l in app_links), TARGET_APP_RATIO,
+                           "; ".join("%s %s" % (app, "; ".join(" / ".join(
+                               _worst(sw, l, mpi, app) for mpi in sw.mpis) for l in app_links))
+                               for app in sorted({k[3] for k in sw.apps}))))
     return md
 
 
-def _fmt_med(res):
-    return "–" if not res or res.get("median") is None else "%.1f" % res["median"]
+def _worst(sw, link, mpi, app):
+    r = sw.app_ratios(link, 2, mpi, app)
+    return "%.2f" % max(v["median"] or 0 for v in r.values()) if r else "–"
+
+
+def _fmt_med(res, fmt="%.1f"):
+    return "–" if not res or res.get("median") is None else fmt % res["median"]
 
 
 def tables(sw):
@@ -534,18 +542,19 @@ def tables(sw):
           "Command: `%s` (commit %s, started %s). Written by "
           "`scripts/studies/network-sweep/summarize.py`." % (
               sw.manifest.get("command"), sw.manifest.get("git_commit"),
-              sw.manifest.get("started_utc")), "", "![speedup](%s)" % FIGURE, "",
-          "## Crossover", ""] + crossover_lines(sw)
-    for bandname in BANDS:
+              sw.manifest.get("started_utc"))]
+    if sw.lat:
+        md += ["", "![speedup](%s)" % FIGURE, "", "## Crossover", ""] + crossover_lines(sw)
+    for bandname in (BANDS if sw.lat else ()):
         md += ["", "## MPI4Dask's speedup, ping-pong %s" % bandname, ""] + speedup_table(
             sw, bandname)
-    for bandname in BANDS[:2]:
+    for bandname in (BANDS[:2] if sw.lat else ()):
         md += ["", "## Added per message over the raw library, %s (us)" % bandname,
                ""] + added_table(sw, bandname)
-    for bandname in BANDS:
+    for bandname in (BANDS if sw.lat else ()):
         md += ["", "## Raw transports against each other, %s" % bandname, ""] + \
             transport_table(sw, bandname)
-    for size in (64 << 10, 1 << 20, 64 << 20):
+    for size in ((64 << 10, 1 << 20, 64 << 20) if sw.bw else ()):
         md += ["", "## Bandwidth at %s (MB/s, median over repetitions)" % fmt_size(size),
                ""] + bandwidth_table(sw, size)
     md += ["", "## Applications: wall time over the round's fastest", ""] + app_table(sw)

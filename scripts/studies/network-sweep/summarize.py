@@ -19,11 +19,12 @@ def main(argv):
               "scripts/network-sweep)", file=sys.stderr)
         return 2
     sw = sweep.Sweep(argv[0])
-    sweep.figure(sw, os.path.join(argv[0], sweep.FIGURE))
+    if sw.lat:   # an applications-only run (--skip-micro) has no ping-pong to draw
+        sweep.figure(sw, os.path.join(argv[0], sweep.FIGURE))
     with open(os.path.join(argv[0], "tables.md"), "w") as f:
         f.write(sweep.tables(sw))
-    print("wrote %s and %s" % (os.path.join(argv[0], "tables.md"),
-                               os.path.join(argv[0], sweep.FIGURE)))
+    print("wrote %s%s" % (os.path.join(argv[0], "tables.md"), " and " + os.path.join(
+        argv[0], sweep.FIGURE) if sw.lat else ""))
     return 0
 
 
