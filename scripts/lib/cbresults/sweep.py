@@ -314,26 +314,27 @@ def fmt_us(res):
     return text
 
 
-def speedup_table(sw, bandname):
-    """Markdown: MPI4Dask's speedup over each design, one row per link and MPI."""
-    head = "| link | MPI | " + " | ".join("over %s" % n for n, _ in DESIGNS) + " |"
-    out = [head, "|" + "---|" * (2 + len(DESIGNS))]
+def link_table(sw, columns, cell):
+    """Markdown: one row per link and MPI, a column per name in `columns`; cell(link, mpi,
+    column index) gives each value."""
+    out = ["| link | MPI | " + " | ".join(columns) + " |", "|" + "---|" * (2 + len(columns))]
     for link in sw.links:
         for mpi in sw.mpis:
-            cells = [fmt_ratio(sw.speedup(link, mpi, MPI4DASK, d, bandname)) for _, d in DESIGNS]
-            out.append("| %s | %s | %s |" % (link_text(link), mpi, " | ".join(cells)))
+            out.append("| %s | %s | %s |" % (link_text(link), mpi, " | ".join(
+                cell(link, mpi, i) for i in range(len(columns)))))
     return out
+
+
+def speedup_table(sw, bandname):
+    """Markdown: MPI4Dask's speedup over each design, one row per link and MPI."""
+    return link_table(sw, ["over %s" % n for n, _ in DESIGNS], lambda l, m, i: fmt_ratio(
+        sw.speedup(l, m, MPI4DASK, DESIGNS[i][1], bandname)))
 
 
 def added_table(sw, bandname):
     """Markdown: what each entry adds per message over its raw library, us, per link."""
-    out = ["| link | MPI | " + " | ".join(n for n, _, _ in ADDED) + " |",
-           "|" + "---|" * (2 + len(ADDED))]
-    for link in sw.links:
-        for mpi in sw.mpis:
-            out.append("| %s | %s | %s |" % (link_text(link), mpi, " | ".join(
-                fmt_us(sw.added_us(link, mpi, e, fam, bandname)) for _, e, fam in ADDED)))
-    return out
+    return link_table(sw, [n for n, _, _ in ADDED], lambda l, m, i: fmt_us(
+        sw.added_us(l, m, ADDED[i][1], ADDED[i][2], bandname)))
 
 
 def transport_table(sw, bandname):
@@ -341,13 +342,8 @@ def transport_table(sw, bandname):
     pairs = (("raw-mpi over raw-ucx", RAW["mpi"], RAW["ucx"]),
              ("raw-mpi over raw-tcp", RAW["mpi"], RAW["tcp"]),
              ("raw-ucx over raw-tcp", RAW["ucx"], RAW["tcp"]))
-    out = ["| link | MPI | " + " | ".join(n for n, _, _ in pairs) + " |",
-           "|" + "---|" * (2 + len(pairs))]
-    for link in sw.links:
-        for mpi in sw.mpis:
-            out.append("| %s | %s | %s |" % (link_text(link), mpi, " | ".join(
-                fmt_ratio(sw.speedup(link, mpi, a, b, bandname)) for _, a, b in pairs)))
-    return out
+    return link_table(sw, [n for n, _, _ in pairs], lambda l, m, i: fmt_ratio(
+        sw.speedup(l, m, pairs[i][1], pairs[i][2], bandname)))
 
 
 def bandwidth_table(sw, size):
@@ -357,18 +353,11 @@ def bandwidth_table(sw, size):
                ("tcp:epoll@spin", ("tcp", "epoll", "spin")),
                ("raw-mpi", ("raw-mpi", "blocking", "")), ("raw-ucx", ("raw-ucx", "polling", "")),
                ("raw-tcp", ("raw-tcp", "blocking", ""))]
-    out = ["| link | MPI | " + " | ".join(n for n, _ in entries) + " |",
-           "|" + "---|" * (2 + len(entries))]
-    for link in sw.links:
-        for mpi in sw.mpis:
-            rows = sw.bw.get((link, mpi)) or {}
-            cells = []
-            for _, e in entries:
-                r = rows.get(e + (size,))
-                cells.append("%.0f" % float(r["bandwidth_MBps"]) if r and r.get(
-                    "bandwidth_MBps") else "–")
-            out.append("| %s | %s | %s |" % (link_text(link), mpi, " | ".join(cells)))
-    return out
+
+    def cell(link, mpi, i):
+        r = (sw.bw.get((link, mpi)) or {}).get(entries[i][1] + (size,))
+        return "%.0f" % float(r["bandwidth_MBps"]) if r and r.get("bandwidth_MBps") else "–"
+    return link_table(sw, [n for n, _ in entries], cell)
 
 
 def app_table(sw):
