@@ -56,7 +56,8 @@ class LauncherTest(unittest.TestCase):
 
     def test_openmpi(self):
         argv, env = launchers.mpirun_argv(self.dir, STATE, "openmpi", [], ["a.out"])
-        for words in (["--bind-to", "none"], ["--map-by", "node"], ["--mca", "btl", "tcp,self"],
+        for words in (["--mca", "hwloc_base_binding_policy", "none"], ["--map-by", "node"],
+                      ["--mca", "btl", "tcp,self"],
                       ["--mca", "oob_tcp_if_include", "eth0"], ["-np", "3"]):
             self.assertTrue(any(argv[i:i + len(words)] == words for i in range(len(argv))),
                             "%s not in %s" % (words, argv))

@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SLURM = os.path.join(ROOT, "scripts", "slurm")
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 
-from cbcluster import namespaces as nsx  # noqa: E402
+from cbcluster import cluster as vcl, namespaces as nsx  # noqa: E402
 from cbresults import launch  # noqa: E402
 
 SKIP = 77
@@ -221,7 +221,7 @@ def main():
     # A cluster left by an earlier, killed run of this test goes first.
     if os.path.isdir(args.dir):
         step("stale cluster: down", [lc, "down", "--dir", args.dir])
-    if os.path.exists(os.path.join("/run/commbench-vcluster", args.vcluster_name)):
+    if os.path.exists(vcl.state_dir(args.vcluster_name)):
         step("stale virtual cluster: down", [vc] + vcn + ["down"])
     shutil.rmtree(args.out, ignore_errors=True)
     os.makedirs(args.out)

@@ -63,6 +63,18 @@ exec nsenter --net=/run/netns/"$ns" --uts="$uts" -- /bin/sh -c "$*"
         f.writelines("%s:1\n" % h["address"] for h in hosts)
 
 
+# Open MPI on virtual hosts (MCA parameter, value): the tcp BTL without shared memory
+# (namespaces share /dev/shm, real hosts do not) and no CPU binding (the hosts share this
+# machine's cores). mpirun passes them as --mca; a Slurm job gets them as OMPI_MCA_*.
+OPENMPI_HOST_MCA = (("btl", "tcp,self"), ("hwloc_base_binding_policy", "none"))
+
+
+def openmpi_host_env():
+    """OPENMPI_HOST_MCA as environment variables, for launchers other than our mpirun
+    (srun, or Open MPI's mpirun inside a Slurm allocation)."""
+    return {"OMPI_MCA_" + k: v for k, v in OPENMPI_HOST_MCA}
+
+
 def link_env(state):
     """What every rank of a run over this cluster gets in its environment. COMMBENCH_LINK
     (the link model and, over the emulator, its measured own cost) lands in every sidecar:
@@ -94,15 +106,16 @@ def mpirun_argv(state_dir, state, flavor, launcher_args, cmd, nprocs=None):
     agent = agent_path(state_dir)
     # Running as root is allowed through the environment (launch.mpi_env), as everywhere.
     if flavor == "openmpi":
-        argv = [LAUNCHERS[flavor], "--oversubscribe", "--bind-to", "none", "--map-by", "node",
-                "--hostfile", hostfile_path(state_dir, flavor), "--mca", "plm_rsh_agent", agent,
-                "--mca", "btl", "tcp,self",
-                # A daemon on a host that is lost or cut off is noticed after at most
-                # 2 s idle + 4 unanswered 1 s probes (Open MPI's default, 300 s + 9 x 20 s,
-                # left mpirun waiting for it long after the ranks had failed); four
-                # probes, so that 5% loss does not end a healthy job (two did).
-                "--mca", "oob_tcp_keepalive_time", "2", "--mca", "oob_tcp_keepalive_intvl", "1",
-                "--mca", "oob_tcp_keepalive_probes", "4"]
+        argv = [LAUNCHERS[flavor], "--oversubscribe", "--map-by", "node",
+                "--hostfile", hostfile_path(state_dir, flavor), "--mca", "plm_rsh_agent", agent]
+        for k, v in OPENMPI_HOST_MCA:
+            argv += ["--mca", k, v]
+        # A daemon on a host that is lost or cut off is noticed after at most 2 s idle +
+        # 4 unanswered 1 s probes (Open MPI's default, 300 s + 9 x 20 s, left mpirun
+        # waiting for it long after the ranks had failed); four probes, so that 5% loss
+        # does not end a healthy job (two did).
+        argv += ["--mca", "oob_tcp_keepalive_time", "2", "--mca", "oob_tcp_keepalive_intvl", "1",
+                 "--mca", "oob_tcp_keepalive_probes", "4"]
         for k, v in sorted(env.items()):
             argv += ["-x", "%s=%s" % (k, v)]
     else:

@@ -407,11 +407,11 @@ def verdict_cell(res):
     return ("**%s**: %s" % (res["verdict"], res["why"]))[:MAX_WHY]
 
 
-def answer_table(evaluated, mpis, across=None, across_mpis=None, across_at="50 us"):
+def answer_table(evaluated, mpis, across=None, across_mpis=None, across_at=None):
     """The one-page answer: claim, paper, ours (median, 95 % CI) per MPI, verdict per MPI,
     and the ablation row that accounts for it (values per MPI, in the columns' order).
     `across` ({claim id: cell}, cbresults/sweep.across_hosts) adds the column "across
-    hosts, <across_at>": the link sweep's value at the delay where it was measured."""
+    hosts, <across_at>": the link sweep's value on the link where it was measured."""
     names = [MPI_NAMES.get(m, m) for m in mpis]
     head = ["claim", "paper"] + ["ours, %s" % n for n in names] + [
         "verdict, %s" % n for n in names] + ["accounted for by (%s)" % " / ".join(names)]

@@ -1,20 +1,33 @@
-"""Per-iteration samples (pingpong --samples FILE): reading them and the empirical CDF of
-each (backend:progress, size) series, for scripts/plot --samples."""
+"""Per-iteration samples (pingpong --samples FILE): reading them, and the empirical CDF of
+each (backend:progress, size) series for scripts/plot --samples."""
 
 import csv
+import gzip
+import os
 from collections import defaultdict
+
+
+def rows(path):
+    """Every sample as (backend, progress, idle, size_bytes, rep, one-way us); PATH or, when
+    only that exists, PATH.gz (committed studies keep their samples compressed). Files from
+    before the idle column read idle as ''."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        f = gzip.open(path + ".gz", "rt", newline="")
+    else:
+        f = open(path, newline="")
+    with f:
+        for r in csv.DictReader(f):
+            yield (r["backend"], r["progress"], r.get("idle") or "", int(r["size_bytes"]),
+                   int(r["rep"]), float(r["ns"]) / 1000.0)
 
 
 def load(path):
     """{(label, size_bytes): [one-way latency in us, ...]} where label is backend:progress,
-    with @idle where the entry named a rule (files before the idle column have none)."""
+    with @idle where the entry named a rule."""
     series = defaultdict(list)
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            label = "%s:%s" % (r["backend"], r["progress"])
-            if r.get("idle"):
-                label += "@" + r["idle"]
-            series[(label, int(r["size_bytes"]))].append(float(r["ns"]) / 1000.0)
+    for backend, progress, idle, size, _rep, us in rows(path):
+        label = "%s:%s" % (backend, progress) + ("@" + idle if idle else "")
+        series[(label, size)].append(us)
     return dict(series)
 
 

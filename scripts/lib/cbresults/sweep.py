@@ -18,14 +18,16 @@ How each number is taken:
   round is its wall time over the round's fastest; median over rounds with an interval."""
 
 import csv
-import gzip
+import glob
 import json
 import math
 import os
 import statistics
 from collections import defaultdict
 
-from . import stats
+from cbcluster import linkspec
+
+from . import samples, stats
 from .sizes import BANDS, band, fmt_size
 
 # The paper's designs as the sweep runs them: (group, backend, progress, idle rule).
@@ -48,34 +50,27 @@ ADDED = (
     ("tcp:epoll@block (Dask TCP)", ("tcp", "tcp", "epoll", "block"), "tcp"),
     ("tcp:epoll@budget", ("tcp", "tcp", "epoll", "budget"), "tcp"),
 )
-APP_LABELS = {"mpi:cooperative@spin": "MPI4Dask", "ucx:polling@spin": "UCX-Py polling",
+MPI4DASK_APP = "mpi:cooperative@spin"   # MPI4Dask as an application backend
+APP_LABELS = {MPI4DASK_APP: "MPI4Dask", "ucx:polling@spin": "UCX-Py polling",
               "ucx:event@block": "UCX-Py blocking", "tcp:epoll@block": "Dask TCP"}
+# The link the claims table's "across hosts" column reads (the middle of the sweep; one
+# link keeps the report within 40 KB)
+ACROSS_AT = "delay=50us"
 TARGET_APP_RATIO = 1.5   # issue 28 item 4: every backend within 1.5x of the fastest
 
 
 def link_delay_us(spec):
     """One-way delay of a link spec ('bridge' -> 0)."""
-    for part in spec.split(","):
-        if part.startswith("delay="):
-            v = part.split("=", 1)[1]
-            return float(v[:-2]) * (1000 if v.endswith("ms") else 1) if v[-2:] in ("us", "ms") \
-                else float(v)
-    return 0.0
-
-
-def link_rate(spec):
-    for part in spec.split(","):
-        if part.startswith("rate="):
-            return part.split("=", 1)[1]
-    return None
+    return linkspec.parse(spec).delay_us
 
 
 def link_text(spec):
-    if spec == "bridge":
+    """'bridge', '50 us', '50 us, 10gbit'."""
+    link = linkspec.parse(spec)
+    if link == linkspec.LinkSpec():
         return "bridge"
-    d = link_delay_us(spec)
-    r = link_rate(spec)
-    return "%g us%s" % (d, ", %s" % r if r else "")
+    return "%g us%s" % (link.delay_us, ", " + linkspec.format_rate(link.rate_bps)
+                        if link.rate_bps else "")
 
 
 class Sweep:
@@ -91,7 +86,6 @@ class Sweep:
         self.lat = {}
         self.bw = defaultdict(dict)     # (link, mpi) -> {(backend, progress, idle, size): row}
         self.apps = defaultdict(lambda: defaultdict(dict))  # (link,hosts,mpi,app) -> round -> backend -> row
-        self.sidecars = {}
         for run in self.manifest["runs"]:
             path = os.path.join(folder, run["csv"])
             if run["exit"] != 0 or not os.path.exists(path):
@@ -108,16 +102,11 @@ class Sweep:
                 if rows:
                     self.apps[(run["link"], run["hosts"], run["mpi"], run["bench"])][
                         run["group"]][run["backends"][0]] = rows[0]
-            if key not in self.sidecars:
-                try:
-                    with open(path[:-4] + ".json") as f:
-                        self.sidecars[key] = json.load(f)
-                except (OSError, ValueError):
-                    pass
 
     def delays(self):
         """The plain delay links (no rate limit), in delay order: the figure's x axis."""
-        return sorted((s for s in self.links if not link_rate(s)), key=link_delay_us)
+        return sorted((s for s in self.links if not linkspec.parse(s).rate_bps),
+                      key=link_delay_us)
 
     def series(self, link, mpi, entry):
         group, b, p, i = entry
@@ -185,7 +174,7 @@ class Sweep:
         """{backend: {"median", "ci", "n"}} of wall time over the round's fastest."""
         rounds = self.apps.get((link, hosts, mpi, app)) or {}
         per = defaultdict(list)
-        for rnd, by in rounds.items():
+        for by in rounds.values():
             walls = {b: float(r["wall_s"]) for b, r in by.items() if r.get("wall_s")}
             if len(walls) < 2:
                 continue
@@ -200,11 +189,11 @@ class Sweep:
         rounds = self.apps.get((link, hosts, mpi, app)) or {}
         per = defaultdict(list)
         for by in rounds.values():
-            m = by.get("mpi:cooperative@spin")
+            m = by.get(MPI4DASK_APP)
             if not m or not _num(m.get(metric)):
                 continue
             for b, r in by.items():
-                if b != "mpi:cooperative@spin" and _num(r.get(metric)):
+                if b != MPI4DASK_APP and _num(r.get(metric)):
                     per[b].append(_num(r[metric]) / _num(m[metric]))
         return {b: stats.median_ci(v) for b, v in per.items()}
 
@@ -221,12 +210,11 @@ class Sweep:
                 logs.append(math.log(_num(r["bandwidth_MBps"]) / _num(other["bandwidth_MBps"])))
         return {"median": math.exp(sum(logs) / len(logs)), "ci": None, "n": 1} if logs else None
 
-    def across_hosts(self, at=("delay=50us",), hosts=2):
+    def across_hosts(self, at=(ACROSS_AT,), hosts=2):
         """{claim id: cell} for the claims table's column "across hosts": MPI4Dask's
-        speedup over the claim's opponent at the given links (default 50 us, the middle
-        of the sweep; the report stays within 40 KB), per MPI."""
+        speedup over the claim's opponent on the given links, per MPI."""
         at = [l for l in at if l in self.links]
-        ucx, tcp = DESIGNS[0][1], DESIGNS[2][1]
+        ucx = DESIGNS[0][1]
 
         def cell(fn):
             parts = []
@@ -250,18 +238,22 @@ class Sweep:
             "8a": cell(app("merge", "wall_s", "ucx:polling@spin")),
             "8b": cell(app("merge", "comm_s", "ucx:polling@spin")),
             "S2": cell(app("merge", "wall_s", "tcp:epoll@block")),
-            "_tcp_small": cell(lambda l, m: self.speedup(l, m, MPI4DASK, tcp, BANDS[0])),
         }
 
     def emulator_cost(self):
-        """The emulator's own cost the sidecars recorded (COMMBENCH_LINK), or None."""
-        for side in self.sidecars.values():
-            env = side.get("environment") or side.get("env") or {}
-            text = env.get("COMMBENCH_LINK") if isinstance(env, dict) else None
-            if text:
-                link = json.loads(text)
-                if link.get("emulator_cost"):
-                    return link["emulator_cost"]
+        """The emulator's own cost as the first sidecar over it recorded it
+        (environment.COMMBENCH_LINK), or None."""
+        for run in self.manifest["runs"]:
+            if run["link"] == "bridge":
+                continue
+            try:
+                with open(os.path.join(self.folder, run["csv"])[:-4] + ".json") as f:
+                    text = (json.load(f).get("environment") or {}).get("COMMBENCH_LINK")
+            except (OSError, ValueError):
+                continue
+            cost = json.loads(text).get("emulator_cost") if text else None
+            if cost:
+                return cost
         return None
 
 
@@ -281,16 +273,10 @@ def _rows(path):
 def _repetitions(path):
     """{(backend, progress, idle): {size: {rep: median one-way us}}} from a samples file."""
     acc = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    if os.path.exists(path):
-        f = open(path, newline="")
-    elif os.path.exists(path + ".gz"):   # committed sweeps keep their samples compressed
-        f = gzip.open(path + ".gz", "rt", newline="")
-    else:
+    if not (os.path.exists(path) or os.path.exists(path + ".gz")):
         return {}
-    with f:
-        for r in csv.DictReader(f):
-            acc[(r["backend"], r["progress"], r.get("idle", ""))][int(r["size_bytes"])][
-                int(r["rep"])].append(float(r["ns"]) / 1000.0)
+    for backend, progress, idle, size, rep, us in samples.rows(path):
+        acc[(backend, progress, idle)][size][rep].append(us)
     return {k: {s: {rep: statistics.median(v) for rep, v in reps.items()}
                 for s, reps in by.items()} for k, by in acc.items()}
 
@@ -393,7 +379,6 @@ def crossover_lines(sw):
 def latest(results_root):
     """The newest committed sweep folder (results/network-sweep-*/ with a manifest), or
     None."""
-    import glob
     found = sorted(p for p in glob.glob(os.path.join(results_root, "network-sweep-*",
                                                      "manifest.json")))
     return os.path.dirname(found[-1]) if found else None
