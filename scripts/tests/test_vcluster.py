@@ -10,7 +10,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "lib"))
 
-from cbcluster import launchers, linkspec  # noqa: E402
+from cbcluster import calibrate, launchers, linkspec  # noqa: E402
 from cbresults import launch, network  # noqa: E402
 
 
@@ -32,14 +32,61 @@ class LinkSpecTest(unittest.TestCase):
         self.assertFalse(bridge.needs_emulator)  # tbf and nftables on the bridge
         self.assertEqual(linkspec.parse("").describe(), "full speed")
 
+    def test_superframes_only_where_the_model_acts_alike(self):
+        for spec, whole in (("delay=50us", True), ("delay=50us,rate=1gbit", True),
+                            ("delay=20us,loss=1", False), ("delay=100us,jitter=90us", False),
+                            ("delay=20us,reorder=1", False)):
+            link = linkspec.parse(spec)
+            self.assertEqual(link.whole_superframes, whole, spec)
+            self.assertEqual(link.summary()["emulator_superframes"], whole, spec)
+        self.assertNotIn("emulator_superframes", linkspec.parse("").summary())  # the bridge
+        self.assertTrue(linkspec.parse("").summary(via_emulator=True)["emulator_superframes"])
+        # What calibrate compares: frame by frame on a link that would carry superframes.
+        off = linkspec.parse("delay=50us,superframes=off")
+        self.assertFalse(off.whole_superframes)
+        self.assertFalse(off.summary()["emulator_superframes"])
+        self.assertNotIn("superframes", off.to_json())  # not part of the link model
+        self.assertEqual(off.to_json(), linkspec.parse("delay=50us").to_json())
+
     def test_bad_input_is_one_line(self):
         for bad, words in (("delay=soon", "duration"), ("rate=fast", "not a rate"),
                            ("loss=150", "outside 0..100"), ("colour=red", "unknown link key"),
-                           ("delay", "KEY=VALUE"), ("jitter=5us", "needs a delay")):
+                           ("delay", "KEY=VALUE"), ("jitter=5us", "needs a delay"),
+                           ("superframes=maybe", "not on or off")):
             with self.assertRaises(linkspec.SpecError) as e:
                 linkspec.parse(bad)
             self.assertIn(words, str(e.exception))
             self.assertNotIn("\n", str(e.exception))
+
+
+class CalibrateTest(unittest.TestCase):
+    ROUNDS = [{"round": i, "mode": m, "latency_us_p50": lat, "bandwidth_MBps": bw}
+              for i, per in enumerate(([8, 11, 9], [9, 20, 30], [7, 8, 8.5]))
+              for m, lat, bw in zip(("bridge", "frames", "superframes"), per,
+                                    (1000.0, 150.0 * (i + 1), 800.0 + 100 * i))]
+
+    def test_each_mode_against_its_rounds_bridge(self):
+        modes = calibrate.summarize(self.ROUNDS)
+        # per-round added latency: frames 3, 11, 1 -> median 3; superframes 1, 21, 1.5
+        self.assertEqual(modes["frames"]["added_latency_us_one_way"], 3)
+        self.assertEqual(modes["frames"]["added_latency_us_one_way_range"], [1, 11])
+        self.assertEqual(modes["superframes"]["added_latency_us_one_way"], 1.5)
+        self.assertEqual(modes["superframes"]["bandwidth_ratio_emulator_over_bridge"], 0.9)
+        self.assertEqual(modes["superframes"]["bandwidth_ratio_range"], [0.8, 1.0])
+        self.assertEqual(modes["superframes"]["meets_targets"],
+                         {"latency": True, "bandwidth": True})
+        self.assertEqual(modes["frames"]["meets_targets"], {"latency": False, "bandwidth": False})
+
+    def test_a_run_records_its_own_modes_cost_flat(self):
+        cost = {"command": "c", "modes": calibrate.summarize(self.ROUNDS), "rounds": self.ROUNDS}
+        frames = calibrate.cost_of_mode(cost, superframes=False)
+        self.assertEqual((frames["mode"], frames["added_latency_us_one_way"], frames["command"]),
+                         ("frames", 3, "c"))
+        self.assertNotIn("rounds", frames)
+        self.assertEqual(calibrate.cost_of_mode(cost, True)["mode"], "superframes")
+        old = {"added_latency_us_one_way": 7.4}  # a record from before the modes
+        self.assertIs(calibrate.cost_of_mode(old, True), old)
+        self.assertIsNone(calibrate.cost_of_mode(None, True))
 
 
 STATE = {"name": "t", "link": {"mode": "emulator", "delay_us": 50.0, "description": "delay 50us"},

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import time
 
-from . import launchers, linkspec, namespaces as nsx
+from . import calibrate, launchers, linkspec, namespaces as nsx
 from .namespaces import IFACE, ClusterError
 
 STATE_ROOT = os.environ.get("COMMBENCH_VCLUSTER_STATE", "/run/commbench-vcluster")
@@ -178,12 +178,15 @@ class Cluster:
                "--rate", "%dbit" % link.rate_bps if link.rate_bps else "0",
                "--pidfile", pidfile, "--ready-file", ready,
                "--stats", os.path.join(self.dir, "linkemu-stats.json")]
+        if link.whole_superframes:
+            cmd.append("--gso")
         for h in self.state["hosts"]:
             cmd += ["--port", "%s:%s" % (nsx.netns_path(h["netns"]), IFACE)]
         log = open(os.path.join(self.dir, "linkemu.log"), "w")
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                              start_new_session=True)
-        self.state["emulator"] = {"pid": p.pid, "command": cmd, "cost": cost}
+        self.state["emulator"] = {"pid": p.pid, "command": cmd,
+                                  "cost": calibrate.cost_of_mode(cost, link.whole_superframes)}
         self._save()
         deadline = time.time() + 10
         while not os.path.exists(ready):

@@ -9,6 +9,9 @@ _TIME = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 _RATE = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12}
 
 
+KEYS = "delay, jitter, reorder, rate, loss, superframes"
+
+
 class SpecError(ValueError):
     """A link option that cannot be parsed; its text is the one-line message."""
 
@@ -46,12 +49,24 @@ class LinkSpec:
     reorder_pct: float = 0.0
     rate_bps: int = 0  # 0: unlimited
     loss_pct: float = 0.0
+    # False: the emulator goes frame by frame even where superframes would do (what
+    # `calibrate` compares against); not part of the link model, so not in to_json.
+    superframes: bool = True
 
     @property
     def needs_emulator(self):
         """Delay, jitter and reordering need the user-space emulator (the kernel has no
         netem); rate (tbf) and loss (nftables) work on the plain bridge."""
         return self.delay_us > 0 or self.jitter_us > 0 or self.reorder_pct > 0
+
+    @property
+    def whole_superframes(self):
+        """Whether the emulator may carry TCP's segmentation-offload superframes (up to 64
+        KiB) whole (linkemu --gso, about 3x its per-frame throughput). Delay and rate act on
+        a superframe as on its segments sent back to back (rate counts the wire's bytes);
+        loss, jitter and reordering would act on 40-odd segments at once, so those links go
+        frame by frame."""
+        return self.superframes and self.loss_pct == 0 and self.jitter_us == 0 and self.reorder_pct == 0
 
     def validate(self):
         if self.jitter_us > 0 and self.delay_us <= 0:
@@ -74,12 +89,18 @@ class LinkSpec:
         return " ".join(parts) or "full speed"
 
     def to_json(self):
-        return asdict(self)
+        out = asdict(self)
+        del out["superframes"]  # how the emulator carries frames: summary() records it
+        return out
 
     def summary(self, via_emulator=False):
         """What a cluster's state, the manifest and every sidecar record of the link."""
-        return dict(self.to_json(), description=self.describe(),
-                    mode="emulator" if self.needs_emulator or via_emulator else "bridge")
+        emulated = self.needs_emulator or via_emulator
+        out = dict(self.to_json(), description=self.describe(),
+                   mode="emulator" if emulated else "bridge")
+        if emulated:
+            out["emulator_superframes"] = self.whole_superframes
+        return out
 
 
 def format_rate(bps):
@@ -91,14 +112,14 @@ def format_rate(bps):
 
 def parse(spec):
     """'delay=50us,jitter=10us,reorder=1,rate=10gbit,loss=0.5' (any subset; '' or 'none':
-    the full-speed bridge) -> LinkSpec."""
+    the full-speed bridge) -> LinkSpec. superframes=off makes the emulator go frame by frame
+    on a link where it would carry superframes whole."""
     link = LinkSpec()
     if not spec or spec.strip() in ("none", "bridge"):
         return link
     for item in spec.split(","):
         if "=" not in item:
-            raise SpecError("link spec item '%s' is not KEY=VALUE (keys: delay, jitter, "
-                            "reorder, rate, loss)" % item)
+            raise SpecError("link spec item '%s' is not KEY=VALUE (keys: %s)" % (item, KEYS))
         key, value = (s.strip() for s in item.split("=", 1))
         if key == "delay":
             link.delay_us = parse_us(value, "delay")
@@ -110,7 +131,10 @@ def parse(spec):
             link.rate_bps = parse_rate(value)
         elif key == "loss":
             link.loss_pct = parse_pct(value, "loss")
+        elif key == "superframes":
+            if value not in ("on", "off"):
+                raise SpecError("superframes: '%s' is not on or off" % value)
+            link.superframes = value == "on"
         else:
-            raise SpecError("unknown link key '%s' (keys: delay, jitter, reorder, rate, loss)"
-                            % key)
+            raise SpecError("unknown link key '%s' (keys: %s)" % (key, KEYS))
     return link.validate()
