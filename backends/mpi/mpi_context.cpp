@@ -25,7 +25,7 @@ std::shared_ptr<Context> Context::acquire(PairMethod method, bool method_given, 
                                   std::to_string((*g_context)->tag_capacity()));
     return *g_context;
   }
-  ensure_mpi(MPI_THREAD_FUNNELED);
+  ensure_mpi(one_thread_level());
   g_context = new std::shared_ptr<Context>(new Context(method, max_tags));
   run_at_finalize([] {
     if (g_context) (*g_context)->release_communicators();

@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include "mpi/mpi_session.hpp"
+
 namespace commbench::mpi {
 
 int required_thread_level(Progress p) noexcept {
@@ -9,7 +11,7 @@ int required_thread_level(Progress p) noexcept {
   // from the loop's thread only.
   for (const auto& row : kProgressPolicies)
     if (row.value == p && row.needs_mpi_thread_multiple) return MPI_THREAD_MULTIPLE;
-  return MPI_THREAD_FUNNELED;
+  return one_thread_level();
 }
 
 Progress parse_progress(const std::string& s) {

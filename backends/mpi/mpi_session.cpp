@@ -23,6 +23,10 @@ void (*g_at_finalize)() = nullptr;
 
 }  // namespace
 
+int one_thread_level() noexcept {
+  return MPI_THREAD_SINGLE;
+}
+
 const char* thread_level_name(int level) noexcept {
   switch (level) {
     case MPI_THREAD_SINGLE:

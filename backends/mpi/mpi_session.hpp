@@ -10,6 +10,13 @@ namespace commbench::mpi {
 // exit), asking for `level`. Throws CommError if MPI is already finalized or its thread
 // level is below `level` (one line naming both levels).
 void ensure_mpi(int level);
+// The thread level of a run whose MPI calls all come from one thread (every policy but the
+// progress-thread ones, and raw-mpi): MPI_THREAD_SINGLE, what MPI_Init gives NetPIPE and
+// OSU. Open MPI takes a real lock in every call at any level above SINGLE (it turns on
+// opal_using_threads), measured at 30-90 ns one way on an 8 B ping-pong here; MPICH
+// locks only at MULTIPLE. The harness's helper threads (the stall and finalize watchdogs)
+// never call MPI.
+int one_thread_level() noexcept;
 // "MPI_THREAD_MULTIPLE" etc.
 const char* thread_level_name(int level) noexcept;
 // Runs `fn` first thing inside MPI_Finalize, while MPI still works (at most one hook).

@@ -17,12 +17,12 @@ class Bootstrap {
  public:
   // Steers the libraries to `interface` (--interface; empty: none asked for; see
   // steering/library_steering.hpp), then initializes MPI at `thread_level`
-  // (MPI_THREAD_FUNNELED: the loop calls MPI from one thread; MPI_THREAD_MULTIPLE when a
-  // selected policy has a progress thread) and fails with a clear message if the library
-  // provides less. An `interface` that names nothing on this host steers nothing: the session's
-  // choice of listening address (harness/interface.hpp) reports it for the whole job.
+  // (mpi::one_thread_level() when the loop calls MPI from one thread; MPI_THREAD_MULTIPLE
+  // when a selected policy has a progress thread) and fails with a clear message if the
+  // library provides less. An `interface` that names nothing on this host steers nothing: the
+  // session's choice of listening address (harness/interface.hpp) reports it for the whole job.
   Bootstrap(int& argc, char**& argv, std::string program, const std::string& interface,
-            int thread_level = MPI_THREAD_FUNNELED);
+            int thread_level);
   ~Bootstrap();
   Bootstrap(const Bootstrap&) = delete;
   Bootstrap& operator=(const Bootstrap&) = delete;

@@ -45,12 +45,13 @@ namespace {
 
 // The highest MPI thread level a selected policy needs: a progress thread makes it
 // MPI_THREAD_MULTIPLE for the whole run, raw-mpi included, so the baseline and the
-// policies it is compared with pay the same library locking.
+// policies it is compared with pay the same library locking; otherwise
+// mpi::one_thread_level() (MPI_THREAD_SINGLE: mpi_session.hpp says why).
 int needed_thread_level(const RunSelection& selection) {
   for (const BackendSpec& spec : selection.specs)
     if (const BackendInfo* b = registry().find(spec.name))
       if (b->policy(spec.progress).needs_mpi_thread_multiple) return MPI_THREAD_MULTIPLE;
-  return MPI_THREAD_FUNNELED;
+  return mpi::one_thread_level();
 }
 
 // Which selected policies run a progress thread, and whether the node then has more busy
