@@ -100,3 +100,101 @@ def flag_lines(results, fmt_size=str, slower_by=SLOWER_BY):
                          c["raw"], c["mpi"] or "no MPI", kind, round((slower_by - 1) * 100),
                          c["what"], sizes))
     return lines
+
+
+# --- The alternating study (scripts/studies/raw-vs-tools) --------------------------------
+# There each raw baseline's invocation is followed at once by its tool's, in every round,
+# so the ratio is taken within a round and the VM's latency mode moves both sides alike.
+# (raw backend, its CSV, tool, the tool's output, metric, what it is)
+ALTERNATING = (
+    ("raw-mpi", "raw-mpi.csv", "NPmpi", "np-{mpi}.out", "latency_us_p50", "NetPIPE over MPI"),
+    ("raw-ucx", "raw-ucx.csv", "ucx_perftest", "perftest-tag_lat-{size}.json",
+     "latency_us_p50", "ucx_perftest tag_lat -E poll"),
+    ("raw-ucx", "raw-ucx-bw.csv", "ucx_perftest", "perftest-tag_bw-{size}.json",
+     "bandwidth_MBps", "ucx_perftest tag_bw"),
+    ("raw-tcp", "raw-tcp.csv", "NPtcp", "np.out", "latency_us_p50", "NetPIPE over TCP"),
+)
+MIB_TO_MB = 1048576 / 1e6  # ucx_perftest's "MB/s" are MiB/s
+
+
+def latest_alternating(results_root):
+    """The newest committed alternating study (results/raw-vs-tools-*/manifest.json), or
+    None."""
+    import glob
+    import os
+    found = sorted(glob.glob(os.path.join(results_root, "raw-vs-tools-*", "manifest.json")))
+    return os.path.dirname(found[-1]) if found else None
+
+
+def _suite_best(path, metric):
+    """{size: (value, variant)} of one invocation: the fastest variant per size."""
+    import csv
+    higher = metric in select.HIGHER_IS_BETTER
+    best = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if not r.get(metric):
+                continue
+            s, v = int(r["size_bytes"]), float(r[metric])
+            if s not in best or (v > best[s][0] if higher else v < best[s][0]):
+                best[s] = (v, r["progress"])
+    return best
+
+
+def _tool_value(folder, pattern, mpi, size, metric):
+    """The tool's figure for one size in one round's folder, or None."""
+    import json
+    import os
+    path = os.path.join(folder, pattern.format(mpi=mpi, size=size))
+    if not os.path.exists(path):
+        return None
+    if path.endswith(".json"):  # ucx_perftest's Final line, in its own units
+        with open(path) as f:
+            final = json.load(f)
+        return final["lat_p50"] if metric.startswith("latency") else final["bw_avg"] * MIB_TO_MB
+    with open(path) as f:  # NetPIPE: "bytes Mbps one-way-seconds" lines, its best trial
+        for line in f:
+            p = line.split()
+            if len(p) >= 3 and int(float(p[0])) == size:
+                return float(p[2]) * 1e6
+    return None
+
+
+def alternating(folder, slower_by=SLOWER_BY):
+    """check()'s entries from an alternating study: per size, `slower` is the median over
+    rounds of the ratio within each round (raw/tool latency, tool/raw bandwidth), and each
+    point carries the rounds' range and a 95 % bootstrap interval of that median as
+    points_detail[i] = {"range": (lo, hi), "ci": (lo, hi) or None, "rounds": n}."""
+    import os
+    from .stats import median_ci
+    rounds = sorted((d for d in os.listdir(folder) if d.isdigit()), key=int)
+    mpis = sorted({m for r in rounds for m in os.listdir(os.path.join(folder, r))})
+    out = []
+    for raw, csv_name, tool, pattern, metric, what in ALTERNATING:
+        higher = metric in select.HIGHER_IS_BETTER
+        for mpi in mpis:
+            per_size = defaultdict(list)  # size: [(raw value, variant, tool value, ratio)]
+            for r in rounds:
+                sub = os.path.join(folder, r, mpi)
+                if not os.path.exists(os.path.join(sub, csv_name)):
+                    continue
+                for s, (v, variant) in _suite_best(os.path.join(sub, csv_name), metric).items():
+                    t = _tool_value(sub, pattern, mpi, s, metric)
+                    if t:
+                        per_size[s].append((v, variant, t, t / v if higher else v / t))
+            points, detail = [], []
+            for s in sorted(per_size):
+                got = per_size[s]
+                ratios = [g[3] for g in got]
+                mc = median_ci(ratios)
+                variants = sorted({g[1] for g in got}, key=lambda x: -sum(g[1] == x for g in got))
+                points.append((s, select.median([g[0] for g in got]), variants[0],
+                               select.median([g[2] for g in got]), mc["median"]))
+                detail.append({"range": (min(ratios), max(ratios)), "ci": mc["ci"],
+                               "rounds": len(ratios)})
+            if points:
+                out.append({"raw": raw, "tool": tool, "what": what, "metric": metric,
+                            "mpi": mpi, "points": points, "points_detail": detail,
+                            "flagged": [p for p in points if p[4] > slower_by],
+                            "worst": max(points, key=lambda p: p[4])})
+    return out
