@@ -5,12 +5,14 @@ change of the VM's latency mode between rounds moves both sides alike.
 
   raw-mpi (alone in its invocation)  then  NetPIPE NPopenmpi / NPmpich2   8 B - 4 KiB
   raw-ucx:polling                     then  ucx_perftest tag_lat (poll)    8 B - 4 KiB
-  raw-ucx bandwidth                   then  ucx_perftest tag_bw            1, 4 MiB
+  raw-ucx bandwidth (both buffers)    then  ucx_perftest tag_bw            1, 4 MiB
   raw-tcp (blocking, busy-poll)       then  NPtcp                          8 B, 64 KiB, 1 MiB
 
 raw-mpi runs alone so the process asks MPI for what raw-mpi needs (MPI_THREAD_SINGLE, as
 MPI_Init gives the tools), not the level another policy in its invocation would need.
-Both sides reuse one send and one receive buffer, as the tools do. Writes OUT/ROUND/FLAVOR/
+Ping-pong reuses one send and one receive buffer on both sides, as the tools do; raw-ucx
+bandwidth runs with both receive-buffer policies (one buffer per window as the tool, one per
+message as the suite). Writes OUT/ROUND/FLAVOR/
 (the suite's CSVs and the tools' outputs) and OUT/manifest.json; summarize.py reads them.
 
 Usage: run.py OUT [--rounds N] [--mpi openmpi,mpich]"""
@@ -82,8 +84,12 @@ def one_round(flavor, folder):
     cmds.append(suite(flavor, "pingpong", "raw-ucx:polling", LAT_SIZES,
                       os.path.join(folder, "raw-ucx.csv"), ["--iters", str(ITERS)]))
     cmds += [perftest("tag_lat", s, ITERS, folder) for s in sizes(LAT_SIZES)]
-    cmds.append(suite(flavor, "bandwidth", "raw-ucx:polling", BW_SIZES,
-                      os.path.join(folder, "raw-ucx-bw.csv"), ["--iters", "100", "--iters-large", "100"]))
+    # Both receive-buffer policies: one buffer for the whole window, as the tool receives
+    # (the like-for-like pair), and a buffer per message, the suite's own footprint.
+    for policy, name in (("shared", "raw-ucx-bw-shared.csv"), ("per-message", "raw-ucx-bw.csv")):
+        cmds.append(suite(flavor, "bandwidth", "raw-ucx:polling", BW_SIZES,
+                          os.path.join(folder, name),
+                          ["--iters", "100", "--iters-large", "100", "--recv-buffers", policy]))
     cmds += [perftest("tag_bw", s, 100, folder) for s in sizes(BW_SIZES)]
     cmds.append(suite(flavor, "pingpong", "raw-tcp:blocking,raw-tcp:busy-poll", TCP_SIZES,
                       os.path.join(folder, "raw-tcp.csv"), ["--iters", "2000", "--iters-large", "500"]))
