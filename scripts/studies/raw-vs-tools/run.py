@@ -106,16 +106,17 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--mpi", default="openmpi,mpich")
     a = ap.parse_args(argv)
+    out = os.path.abspath(a.out)  # NetPIPE over MPI runs in the round's folder
     flavors = [m for m in a.mpi.split(",") if m]
     started = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
     commands = None
     for r in range(1, a.rounds + 1):
         for flavor in (flavors if r % 2 else flavors[::-1]):
             print("raw-vs-tools: round %d %s" % (r, flavor), flush=True)
-            cmds = one_round(flavor, os.path.join(a.out, str(r), flavor))
+            cmds = one_round(flavor, os.path.join(out, str(r), flavor))
             commands = commands or {}
             commands.setdefault(flavor, [" ".join(c) for c in cmds])
-    with open(os.path.join(a.out, "manifest.json"), "w") as f:
+    with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump({"study": "raw-vs-tools", "rounds": a.rounds, "mpi": flavors,
                    "started_utc": started,
                    "finished_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
