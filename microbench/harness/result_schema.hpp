@@ -36,6 +36,7 @@ inline constexpr std::array kResultColumns = {
     std::string_view{"latency_us_p99"},
     std::string_view{"latency_us_p999"},  // the 99.9th percentile
     std::string_view{"latency_us_max"},
+    std::string_view{"latency_us_best_rep_avg"},  // lowest repetition mean (NetPIPE's statistic)
     std::string_view{"bandwidth_MBps"},  // 10^6 bytes/s, median over repetitions
     std::string_view{"bandwidth_MBps_min"},
     std::string_view{"bandwidth_MBps_max"},

@@ -2,7 +2,9 @@
 """tables.md of a raw-vs-tools folder: per raw baseline, tool, MPI build and size, the raw
 and tool figures (medians over rounds) and raw's ratio to the tool within each round
 (raw/tool latency, tool/raw bandwidth: above 1 = raw slower), its median over rounds with a
-95 % bootstrap interval and the rounds' range. Flagged: a median above 1.10.
+95 % bootstrap interval and the rounds' range. Flagged: a median above 1.10. The raw side is
+taken with the tool's own statistic (ceilings.ALTERNATING: against NetPIPE, raw's lowest
+repetition mean, as NetPIPE reports its best trial; against ucx_perftest, raw's median).
 
 Usage: summarize.py FOLDER"""
 
