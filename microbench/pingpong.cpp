@@ -3,6 +3,8 @@
 // median, mean, minimum and 99th percentile of the one-way figure in microseconds.
 // The timed loop is below, once for the raw baselines (a template over their blocking
 // primitives) and once for the coroutine comm.
+#include <algorithm>
+
 #include "drivers/run_loop.hpp"
 #include "harness/pattern.hpp"
 #include "harness/stats.hpp"
@@ -21,25 +23,35 @@ constexpr const char* kHelp =
 // One repetition: `iters` round trips; rank 0 sends first and stores each round trip's
 // duration in samples_ns[i]. Round trip i carries pattern seeds seed + 2i (rank 0's
 // message) and seed + 2i + 1 (rank 1's). Each returns the wrong bytes this rank received.
+// PerTrip = false (--timing per-repetition): one clock pair around the whole loop, as OSU
+// and NetPIPE time, and every samples_ns[i] is the loop's mean (validation is then timed).
+// A template parameter, so the per-trip loop has no branch it did not have.
 struct RoundTrips : Repetition {
   uint64_t* samples_ns = nullptr;
 };
 
-template <RawTransport T>
+// The loop's mean round trip in every sample (per-repetition timing).
+inline void fill_mean(const RoundTrips& r, uint64_t start_ns) {
+  const uint64_t mean = (EventLoop::now_ns() - start_ns) / std::max<size_t>(r.iters, 1);
+  std::fill(r.samples_ns, r.samples_ns + r.iters, mean);
+}
+
+template <bool PerTrip, RawTransport T>
 size_t round_trips(const RoundTrips& r, T& t) {
   const bool initiator = t.rank() == 0;
   std::byte* out = t.send_buffer();
   std::byte* in = t.recv_buffer();
   size_t wrong = 0;
+  const uint64_t start = PerTrip ? 0 : EventLoop::now_ns();
   for (size_t i = 0; i < r.iters; ++i) {
     uint64_t mine = r.seed + 2 * i + (initiator ? 0 : 1);
     uint64_t theirs = r.seed + 2 * i + (initiator ? 1 : 0);
     if (r.validate) fill_pattern(out, r.size, mine);
     if (initiator) {
-      uint64_t t0 = EventLoop::now_ns();
+      uint64_t t0 = PerTrip ? EventLoop::now_ns() : 0;
       t.send(out, r.size);
       t.recv(in, r.size);
-      r.samples_ns[i] = EventLoop::now_ns() - t0;
+      if constexpr (PerTrip) r.samples_ns[i] = EventLoop::now_ns() - t0;
     } else {
       t.recv(in, r.size);
       if (r.validate) wrong += check_pattern(in, r.size, theirs);
@@ -48,23 +60,27 @@ size_t round_trips(const RoundTrips& r, T& t) {
     }
     if (r.validate) wrong += check_pattern(in, r.size, theirs);
   }
+  if constexpr (!PerTrip)
+    if (initiator) fill_mean(r, start);
   return wrong;
 }
 
+template <bool PerTrip>
 Task<size_t> round_trips(RoundTrips r, CommDriver& c) {
   const bool initiator = c.rank() == 0;
   Message out = c.outgoing(r.size);
   Message& in = c.incoming();
   size_t wrong = 0;
+  const uint64_t start = PerTrip ? 0 : EventLoop::now_ns();
   for (size_t i = 0; i < r.iters; ++i) {
     uint64_t mine = r.seed + 2 * i + (initiator ? 0 : 1);
     uint64_t theirs = r.seed + 2 * i + (initiator ? 1 : 0);
     if (r.validate) c.fill(r.size, mine);
     if (initiator) {
-      uint64_t t0 = EventLoop::now_ns();
+      uint64_t t0 = PerTrip ? EventLoop::now_ns() : 0;
       co_await c.send(out);
       co_await c.recv(in);
-      r.samples_ns[i] = EventLoop::now_ns() - t0;
+      if constexpr (PerTrip) r.samples_ns[i] = EventLoop::now_ns() - t0;
     } else {
       co_await c.recv(in);
       if (r.validate) wrong += c.check(in, r.size, theirs);
@@ -73,6 +89,8 @@ Task<size_t> round_trips(RoundTrips r, CommDriver& c) {
     }
     if (r.validate) wrong += c.check(in, r.size, theirs);
   }
+  if constexpr (!PerTrip)
+    if (initiator) fill_mean(r, start);
   co_return wrong;
 }
 
@@ -88,7 +106,9 @@ int main(int argc, char** argv) {
     samples.resize(std::max(samples.size(), n));
     RoundTrips r{{size, n, seed, o.validate}, samples.data()};
     seed += 2 * n;
-    return run_loop(d, size, [&](auto&... on) { return round_trips(r, on...); });
+    return run_loop(d, size, [&](auto&... on) {
+      return o.time_per_trip ? round_trips<true>(r, on...) : round_trips<false>(r, on...);
+    });
   };
   auto warm = [&](Driver& d, size_t size) { run(d, size, s.warmup_for(size)); };
   auto rep = [&](Driver& d, size_t, size_t size, size_t rep_no, Point& p) {

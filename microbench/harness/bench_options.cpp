@@ -77,6 +77,14 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "Write the same rows as --csv here as typed JSON, with the run's metadata "
                  "({\"rows\": [...], \"metadata\": {...}})");
   if (pp)
+    app.add_option("--timing", o.timing,
+                   "per-trip: each round trip timed alone (two clock reads per round trip, "
+                   "about 25 ns one way on a VM), so the percentiles describe round trips | "
+                   "per-repetition: one clock pair around each repetition's loop, as OSU and "
+                   "NetPIPE time; every latency column then describes the repetitions' mean "
+                   "one-way latencies, and --samples is refused")
+        ->capture_default_str();
+  if (pp)
     app.add_option("--samples", o.samples,
                    "Write every timed round trip here, one CSV row each (backend, progress, "
                    "size_bytes, rep, iteration, ns = one-way latency: half the round trip), "
@@ -180,6 +188,14 @@ void resolve_bench_options(BenchOptions& o) {
     throw std::invalid_argument("--recv-buffers must be per-message or shared (got '" +
                                 o.recv_buffers + "')");
   o.shared_recv_buffer = o.recv_buffers == "shared";
+  if (o.timing != "per-trip" && o.timing != "per-repetition")
+    throw std::invalid_argument("--timing must be per-trip or per-repetition (got '" + o.timing +
+                                "')");
+  o.time_per_trip = o.timing == "per-trip";
+  if (!o.time_per_trip && !o.samples.empty())
+    throw std::invalid_argument(
+        "--samples needs --timing per-trip (per-repetition times no "
+        "single round trip)");
   parse_memory_kind(o.memory);
   if (o.send_memory.empty()) o.send_memory = o.memory;
   if (o.recv_memory.empty()) o.recv_memory = o.memory;

@@ -32,8 +32,11 @@ struct BenchOptions : RunSelection {
   std::string recv_buffers = "per-message";
   bool validate = false;
   std::string csv;
-  std::string json;           // --json: the CSV's rows, typed, with the metadata
-  std::string samples;        // --samples (pingpong): every timed iteration
+  std::string json;     // --json: the CSV's rows, typed, with the metadata
+  std::string samples;  // --samples (pingpong): every timed iteration
+  // pingpong: per-trip (each round trip timed alone) | per-repetition (one clock pair per
+  // repetition, as OSU and NetPIPE time: no clock reads inside the loop)
+  std::string timing = "per-trip";
   double read_timeout_s = 5;  // nothing received or sent for this long fails the run; 0 = never
   std::string memory = "host";
   std::string send_memory, recv_memory;
@@ -53,6 +56,7 @@ struct BenchOptions : RunSelection {
   size_t gpu_chunk_bytes = 0;
   size_t gpu_sync_copy_bytes = 0;
   bool shared_recv_buffer = false;
+  bool time_per_trip = true;
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind);

@@ -259,6 +259,7 @@ int BenchSession::finish() {
   settings["bidirectional"] = opts_.bidirectional;
   settings["validate"] = opts_.validate;
   settings["recv_buffers"] = opts_.recv_buffers;
+  if (opts_.kind == BenchKind::pingpong) settings["timing"] = opts_.timing;
   settings["memory_send"] = opts_.send_memory;
   settings["memory_recv"] = opts_.recv_memory;
   settings["gpu_path_requested"] = opts_.gpu_path;

@@ -3,8 +3,11 @@ variant of a run, and a raw baseline slower than its library's own tool by more 
 is flagged in the report. Synthetic rows only.
 Run: /usr/bin/python3 -m unittest discover -s scripts/tests"""
 
+import csv
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,15 +135,84 @@ class CeilingFlagTest(unittest.TestCase):
         report = _load_report()
         rows = [bw("raw-ucx", "polling", 16 << 20, 6000.0),
                 bw("ucx_perftest", "poll", 16 << 20, 12000.0, run="x1", origin="external", mpi="")]
-        section = report.ceiling_section(rows)
+        empty = tempfile.mkdtemp()  # no alternating study there: this run's rows decide
+        section = report.ceiling_section(rows, results_root=empty)
         self.assertIn("RAW BASELINE BELOW ITS TOOL: raw-ucx (openmpi) bandwidth", section)
         self.assertIn("16M 2.00x", section)
         self.assertIn("**FLAG: slower than the tool by >10% at 1 size**", section)
         ok = report.ceiling_section([bw("raw-ucx", "polling", 16 << 20, 12500.0),
                                      bw("ucx_perftest", "poll", 16 << 20, 12000.0, run="x1",
-                                        origin="external", mpi="")])
+                                        origin="external", mpi="")], results_root=empty)
         self.assertNotIn("FLAG", ok)
         self.assertIn("ok (within 10% or faster)", ok)
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=sorted({k for r in rows for k in r}))
+        w.writeheader()
+        w.writerows(rows)
+
+
+class AlternatingStudyTest(unittest.TestCase):
+    """scripts/studies/raw-vs-tools: the ratio is taken within each round, raw judged by the
+    tool's own statistic, only like-for-like pairs flagged, and the report reads it."""
+
+    def study(self):
+        root = tempfile.mkdtemp()
+        folder = os.path.join(root, "raw-vs-tools-2026-01-01")
+        # round r: the VM 1x, 2x, 3x slower; raw-mpi's best repetition 5 % above NetPIPE,
+        # its p50 30 % above (NetPIPE reports its best trial); raw-ucx 50 % slower than
+        # ucx_perftest at 8 B; bandwidth: the shared-buffer run as fast as tag_bw, the
+        # per-message run half as fast
+        for r, k in ((1, 1.0), (2, 2.0), (3, 3.0)):
+            sub = os.path.join(folder, str(r), "openmpi")
+            os.makedirs(sub)
+            write_csv(os.path.join(sub, "raw-mpi.csv"), [dict(
+                size_bytes=8, progress="blocking", latency_us_p50=0.26 * k,
+                latency_us_best_rep_avg=0.21 * k)])
+            with open(os.path.join(sub, "np-openmpi.out"), "w") as f:
+                f.write("       8 400.0   %.8f\n" % (0.2e-6 * k))
+            write_csv(os.path.join(sub, "raw-ucx.csv"), [dict(
+                size_bytes=8, progress="polling", latency_us_p50=0.3 * k,
+                latency_us_best_rep_avg=0.3 * k)])
+            with open(os.path.join(sub, "perftest-tag_lat-8.json"), "w") as f:
+                json.dump({"lat_p50": 0.2 * k}, f)
+            mib = 1 << 20
+            write_csv(os.path.join(sub, "raw-ucx-bw-shared.csv"), [dict(
+                size_bytes=mib, progress="polling", bandwidth_MBps=10000 / k)])
+            write_csv(os.path.join(sub, "raw-ucx-bw.csv"), [dict(
+                size_bytes=mib, progress="polling", bandwidth_MBps=5000 / k)])
+            with open(os.path.join(sub, "perftest-tag_bw-%d.json" % mib), "w") as f:
+                json.dump({"bw_avg": 10000 / k / ceilings.MIB_TO_MB}, f)
+            with open(os.path.join(folder, "manifest.json"), "w") as f:
+                json.dump({"study": "raw-vs-tools"}, f)
+        return root, folder
+
+    def test_ratios_within_rounds_with_the_tools_statistic(self):
+        _, folder = self.study()
+        res = ceilings.alternating(folder)
+        mpi = next(c for c in res if c["raw"] == "raw-mpi")
+        self.assertAlmostEqual(mpi["points"][0][4], 1.05)  # best repetition, not p50's 1.3
+        self.assertEqual(mpi["flagged"], [])
+        self.assertEqual(mpi["points_detail"][0]["rounds"], 3)
+        ucx = next(c for c in res if "tag_lat" in c["what"])
+        self.assertAlmostEqual(ucx["points"][0][4], 1.5)
+        self.assertEqual(len(ucx["flagged"]), 1)
+        shared = next(c for c in res if "one receive buffer" in c["what"])
+        per_message = next(c for c in res if "per message" in c["what"])
+        self.assertAlmostEqual(shared["points"][0][4], 1.0)
+        self.assertAlmostEqual(per_message["points"][0][4], 2.0)
+        self.assertEqual(per_message["flagged"], [])  # not like for like: shown only
+
+    def test_report_takes_the_newest_study(self):
+        report = _load_report()
+        root, folder = self.study()
+        section = report.ceiling_section([], results_root=root)
+        self.assertIn(os.path.basename(folder), section)
+        self.assertIn("RAW BASELINE BELOW ITS TOOL: raw-ucx (openmpi) latency", section)
+        self.assertIn("shown, not flagged (not like for like)", section)
+        self.assertNotIn("raw-mpi (openmpi) latency is more", section)
 
 
 if __name__ == "__main__":
