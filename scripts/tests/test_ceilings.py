@@ -205,6 +205,21 @@ class AlternatingStudyTest(unittest.TestCase):
         self.assertAlmostEqual(per_message["points"][0][4], 2.0)
         self.assertEqual(per_message["flagged"], [])  # not like for like: shown only
 
+    def test_no_flag_when_the_interval_includes_parity(self):
+        _, folder = self.study()
+        # a fourth round where raw-ucx is faster than the tool: median 1.5x still, but the
+        # rounds straddle 1.0
+        sub = os.path.join(folder, "4", "openmpi")
+        os.makedirs(sub)
+        write_csv(os.path.join(sub, "raw-ucx.csv"), [dict(size_bytes=8, progress="polling",
+                                                          latency_us_p50=0.1)])
+        with open(os.path.join(sub, "perftest-tag_lat-8.json"), "w") as f:
+            json.dump({"lat_p50": 0.2}, f)
+        ucx = next(c for c in ceilings.alternating(folder) if "tag_lat" in c["what"])
+        self.assertGreater(ucx["points"][0][4], 1.1)
+        self.assertLessEqual(ucx["points_detail"][0]["ci"][0], 1.0)
+        self.assertEqual(ucx["flagged"], [])
+
     def test_report_takes_the_newest_study(self):
         report = _load_report()
         root, folder = self.study()

@@ -172,11 +172,17 @@ def _tool_value(folder, pattern, mpi, size, metric):
     return None
 
 
+def _includes_parity(ci):
+    return ci is not None and ci[0] <= 1.0
+
+
 def alternating(folder, slower_by=SLOWER_BY):
     """check()'s entries from an alternating study: per size, `slower` is the median over
     rounds of the ratio within each round (raw/tool latency, tool/raw bandwidth), and each
     point carries the rounds' range and a 95 % bootstrap interval of that median as
-    points_detail[i] = {"range": (lo, hi), "ci": (lo, hi) or None, "rounds": n}."""
+    points_detail[i] = {"range": (lo, hi), "ci": (lo, hi) or None, "rounds": n}. Flagged:
+    a like-for-like point whose median is more than `slower_by` slower and whose interval
+    lies above 1.0 (an interval that includes parity does not show raw slower at all)."""
     import os
     from .stats import median_ci
     rounds = sorted((d for d in os.listdir(folder) if d.isdigit()), key=int)
@@ -211,7 +217,8 @@ def alternating(folder, slower_by=SLOWER_BY):
                 out.append({"raw": raw, "tool": tool, "what": what, "metric": metric,
                             "raw_column": pair["raw_column"],
                             "mpi": mpi, "points": points, "points_detail": detail,
-                            "flagged": [p for p in points
-                                        if like_for_like and p[4] > slower_by],
+                            "flagged": [p for p, d in zip(points, detail)
+                                        if like_for_like and p[4] > slower_by
+                                        and not _includes_parity(d["ci"])],
                             "worst": max(points, key=lambda p: p[4])})
     return out

@@ -115,6 +115,7 @@ def main(argv=None):
     out = os.path.abspath(a.out)  # NetPIPE over MPI runs in the round's folder
     flavors = [m for m in a.mpi.split(",") if m]
     started = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
+    commit = schema.source_commit()  # of what runs, taken before anything else changes
     commands = None
     for r in range(1, a.rounds + 1):
         for flavor in (flavors if r % 2 else flavors[::-1]):
@@ -126,7 +127,7 @@ def main(argv=None):
         json.dump({"study": "raw-vs-tools", "rounds": a.rounds, "mpi": flavors,
                    "started_utc": started,
                    "finished_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
-                   "source_commit": schema.source_commit(), "iterations": ITERS,
+                   "source_commit": commit, "iterations": ITERS,
                    "reps": REPS, "load_avg_1min_after": os.getloadavg()[0],
                    "command": "scripts/studies/raw-vs-tools/run.py %s --rounds %d --mpi %s" % (
                        a.out, a.rounds, a.mpi),
