@@ -20,7 +20,7 @@ def ratio(path):
 def main(folder):
     for side in ("before", "after"):
         v = [ratio(p) for p in sorted(glob.glob(os.path.join(folder, side + "-*.csv")))]
-        print("%-6s ucx:polling / mpi:cooperative speedup %.3fx [%.3f-%.3f] over %d rounds" % (
+        print("%-6s mpi:cooperative over ucx:polling (ucx p50 / mpi p50): %.3fx [%.3f-%.3f], %d rounds" % (
             side, 1 / statistics.median(v), 1 / max(v), 1 / min(v), len(v)))
 
 
