@@ -27,8 +27,6 @@ struct Point {
   size_t wrong = 0;
   // pingpong: one-way latency samples (ns); bandwidth: one MB/s figure per repetition.
   std::vector<double> samples;
-  // pingpong: the lowest mean one-way latency of one repetition so far (µs; 0: none yet).
-  double best_rep_avg = 0;
 };
 
 class BenchSession {
