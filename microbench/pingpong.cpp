@@ -4,6 +4,7 @@
 // The timed loop is below, once for the raw baselines (a template over their blocking
 // primitives) and once for the coroutine comm.
 #include <algorithm>
+#include <vector>
 
 #include "drivers/run_loop.hpp"
 #include "harness/pattern.hpp"
