@@ -18,24 +18,11 @@ import time
 
 import _common
 from cbresults import schema
+from cbresults.tool_output import parse_np_out
 from cbresults.launch import mpi_env, mpirun_prefix
 
 NPMPI = {"openmpi": ("NPopenmpi", "netpipe-openmpi"),
          "mpich": ("NPmpich2", "netpipe-mpich2")}
-
-
-def parse_np_out(text):
-    """[(bytes, Mbps, one_way_seconds)] from an np.out file."""
-    out = []
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) < 3:
-            continue
-        try:
-            out.append((int(float(parts[0])), float(parts[1]), float(parts[2])))
-        except ValueError:
-            continue
-    return out
 
 
 def to_rows(points, backend, run_id, mpi="", power_of_two_only=True):

@@ -17,9 +17,9 @@ import time
 
 import _common
 from cbresults import schema
+from cbresults.tool_output import MIB_TO_MB
 from cbresults.sizes import SPARSE_LATENCY_SIZES, fmt_size
 
-MIB_TO_MB = 1048576 / 1e6
 
 
 def parse_final(text):

@@ -10,9 +10,14 @@ rows. Latency: slower = raw / tool; bandwidth: slower = tool / raw. The tools ru
 their own invocations, so a VM latency-mode flip between them moves small-message
 latencies 3-4x: a flag there says "look", the table says which sizes."""
 
+import glob
+import json
+import os
 from collections import defaultdict
 
-from . import select
+from . import schema, select
+from .stats import median_ci
+from .tool_output import MIB_TO_MB, parse_np_out
 
 SLOWER_BY = 1.10  # flag a raw baseline more than 10 % slower than its tool
 
@@ -110,66 +115,42 @@ def flag_lines(results, fmt_size=str, slower_by=SLOWER_BY):
 # lowest repetition mean; ucx_perftest its typical, i.e. median, latency, so raw's p50), what
 # it is, and whether it is like for like (only those are flagged; the other is shown beside).
 ALTERNATING = (
-    dict(raw="raw-mpi", csv="raw-mpi.csv", tool="NPmpi", out="np-{mpi}.out",
+    dict(raw="raw-mpi", bench="pingpong", csv="raw-mpi.csv", tool="NPmpi", out="np-{mpi}.out",
          metric="latency_us_p50", raw_column="latency_us_best_rep_avg",
          what="NetPIPE over MPI", like=True),
-    dict(raw="raw-ucx", csv="raw-ucx.csv", tool="ucx_perftest",
+    dict(raw="raw-ucx", bench="pingpong", csv="raw-ucx.csv", tool="ucx_perftest",
          out="perftest-tag_lat-{size}.json", metric="latency_us_p50",
          raw_column="latency_us_p50", what="ucx_perftest tag_lat -E poll", like=True),
-    dict(raw="raw-ucx", csv="raw-ucx-bw-shared.csv", tool="ucx_perftest",
+    dict(raw="raw-ucx", bench="bandwidth", csv="raw-ucx-bw-shared.csv", tool="ucx_perftest",
          out="perftest-tag_bw-{size}.json", metric="bandwidth_MBps", raw_column="bandwidth_MBps",
          what="ucx_perftest tag_bw (raw: one receive buffer per window, as the tool)", like=True),
-    dict(raw="raw-ucx", csv="raw-ucx-bw.csv", tool="ucx_perftest",
+    dict(raw="raw-ucx", bench="bandwidth", csv="raw-ucx-bw.csv", tool="ucx_perftest",
          out="perftest-tag_bw-{size}.json", metric="bandwidth_MBps", raw_column="bandwidth_MBps",
          what="ucx_perftest tag_bw (raw: a buffer per message, the suite's footprint; not "
               "flagged)", like=False),
-    dict(raw="raw-tcp", csv="raw-tcp.csv", tool="NPtcp", out="np.out", metric="latency_us_p50",
+    dict(raw="raw-tcp", bench="pingpong", csv="raw-tcp.csv", tool="NPtcp", out="np.out", metric="latency_us_p50",
          raw_column="latency_us_best_rep_avg", what="NetPIPE over TCP", like=True),
 )
-MIB_TO_MB = 1048576 / 1e6  # ucx_perftest's "MB/s" are MiB/s
 
 
 def latest_alternating(results_root):
     """The newest committed alternating study (results/raw-vs-tools-*/manifest.json), or
     None."""
-    import glob
-    import os
     found = sorted(glob.glob(os.path.join(results_root, "raw-vs-tools-*", "manifest.json")))
     return os.path.dirname(found[-1]) if found else None
 
 
-def _suite_best(path, metric):
-    """{size: (value, variant)} of one invocation: the fastest variant per size."""
-    import csv
-    higher = metric in select.HIGHER_IS_BETTER
-    best = {}
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            if not r.get(metric):
-                continue
-            s, v = int(r["size_bytes"]), float(r[metric])
-            if s not in best or (v > best[s][0] if higher else v < best[s][0]):
-                best[s] = (v, r["progress"])
-    return best
-
-
 def _tool_value(folder, pattern, mpi, size, metric):
     """The tool's figure for one size in one round's folder, or None."""
-    import json
-    import os
     path = os.path.join(folder, pattern.format(mpi=mpi, size=size))
     if not os.path.exists(path):
         return None
-    if path.endswith(".json"):  # ucx_perftest's Final line, in its own units
-        with open(path) as f:
+    with open(path) as f:
+        if path.endswith(".json"):  # ucx_perftest's Final line, in its own units
             final = json.load(f)
-        return final["lat_p50"] if metric.startswith("latency") else final["bw_avg"] * MIB_TO_MB
-    with open(path) as f:  # NetPIPE: "bytes Mbps one-way-seconds" lines, its best trial
-        for line in f:
-            p = line.split()
-            if len(p) >= 3 and int(float(p[0])) == size:
-                return float(p[2]) * 1e6
-    return None
+            return (final["lat_p50"] if metric.startswith("latency")
+                    else final["bw_avg"] * MIB_TO_MB)
+        return next((t * 1e6 for s, _, t in parse_np_out(f.read()) if s == size), None)
 
 
 def _includes_parity(ci):
@@ -183,8 +164,6 @@ def alternating(folder, slower_by=SLOWER_BY):
     points_detail[i] = {"range": (lo, hi), "ci": (lo, hi) or None, "rounds": n}. Flagged:
     a like-for-like point whose median is more than `slower_by` slower and whose interval
     lies above 1.0 (an interval that includes parity does not show raw slower at all)."""
-    import os
-    from .stats import median_ci
     rounds = sorted((d for d in os.listdir(folder) if d.isdigit()), key=int)
     mpis = sorted({m for r in rounds for m in os.listdir(os.path.join(folder, r))})
     out = []
@@ -198,7 +177,8 @@ def alternating(folder, slower_by=SLOWER_BY):
                 sub = os.path.join(folder, r, mpi)
                 if not os.path.exists(os.path.join(sub, csv_name)):
                     continue
-                best = _suite_best(os.path.join(sub, csv_name), pair["raw_column"])
+                best = _raw_best(schema.read_csv(os.path.join(sub, csv_name)), raw,
+                                 pair["bench"], pair["raw_column"], mpi)
                 for s, (v, variant) in best.items():
                     t = _tool_value(sub, pattern, mpi, s, metric)
                     if t:

@@ -116,12 +116,11 @@ def main(argv=None):
     flavors = [m for m in a.mpi.split(",") if m]
     started = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
     commit = schema.source_commit()  # of what runs, taken before anything else changes
-    commands = None
+    commands = {}  # each build's first round, as run
     for r in range(1, a.rounds + 1):
         for flavor in (flavors if r % 2 else flavors[::-1]):
             print("raw-vs-tools: round %d %s" % (r, flavor), flush=True)
             cmds = one_round(flavor, os.path.join(out, str(r), flavor))
-            commands = commands or {}
             commands.setdefault(flavor, [" ".join(c) for c in cmds])
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump({"study": "raw-vs-tools", "rounds": a.rounds, "mpi": flavors,
