@@ -145,8 +145,8 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(across["7a"], "–")   # no transpose_sum in this sweep
         evaluated, mpis, _ = claims.evaluate_all([], [])
         plain = claims.answer_table(evaluated, ["openmpi"])
-        table = claims.answer_table(evaluated, ["openmpi"], across, ["openmpi"],
-                                    "bridge and 50 us")
+        table = claims.answer_table(evaluated, ["openmpi"], [(claims.column_heading(
+            "across hosts, bridge and 50 us", ["openmpi"]), across)])
         head = table.splitlines()[0]
         self.assertIn("across hosts, bridge and 50 us (Open MPI)", head)
         self.assertNotIn("across hosts", plain.splitlines()[0])

@@ -407,17 +407,21 @@ def verdict_cell(res):
     return ("**%s**: %s" % (res["verdict"], res["why"]))[:MAX_WHY]
 
 
-def answer_table(evaluated, mpis, across=None, across_mpis=None, across_at=None):
+def column_heading(title, mpis):
+    """An extra column's heading: 'title (Open MPI / MPICH)'."""
+    return "%s (%s)" % (title, " / ".join(MPI_NAMES.get(m, m) for m in mpis))
+
+
+def answer_table(evaluated, mpis, extra=()):
     """The one-page answer: claim, paper, ours (median, 95 % CI) per MPI, verdict per MPI,
     and the ablation row that accounts for it (values per MPI, in the columns' order).
-    `across` ({claim id: cell}, cbresults/sweep.across_hosts) adds the column "across
-    hosts, <across_at>": the link sweep's value on the link where it was measured."""
+    `extra`: further columns [(heading, {claim id: cell})], e.g. the link sweep's value
+    across hosts (sweep.Sweep.across_hosts) or the spread across a stability study's runs
+    (stability.cells); a row that repeats another row's number says "as <that row>"."""
     names = [MPI_NAMES.get(m, m) for m in mpis]
     head = ["claim", "paper"] + ["ours, %s" % n for n in names] + [
         "verdict, %s" % n for n in names] + ["accounted for by (%s)" % " / ".join(names)]
-    if across is not None:
-        head.append("across hosts, %s (%s)" % (across_at, " / ".join(
-            MPI_NAMES.get(m, m) for m in (across_mpis or mpis))))
+    head += [h for h, _cells in extra]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for claim, per in evaluated:
         source, what, paper, _low, spec = claim
@@ -431,10 +435,9 @@ def answer_table(evaluated, mpis, across=None, across_mpis=None, across_at=None)
         row = "| %s %s | %s | %s | %s | %s |" % (
             source, what, paper, " | ".join(ours_cell(per[m], short=True) for m in mpis),
             " | ".join(verdicts), acc)
-        if across is not None:
-            cid = spec["id"]
+        for _h, cells in extra:
             row += " %s |" % ("as %s" % BY_ID[spec["same_as"][0]][0] if spec.get("same_as")
-                              else across.get(cid, "–"))
+                              else cells.get(spec["id"], "–"))
         lines.append(row)
     return "\n".join(lines)
 

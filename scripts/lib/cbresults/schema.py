@@ -3,6 +3,7 @@ truth; this module reads the column list from it so external baselines write exa
 columns the C++ writer does) and CSV/JSON-sidecar reading and writing."""
 
 import csv
+import glob
 import json
 import os
 import re
@@ -110,6 +111,32 @@ def read_sidecar(csv_path):
             return json.load(f)
     except (OSError, ValueError):
         return None
+
+
+def load_folder(folder):
+    """(rows, sidecars, manifest) of a results folder: its csv/*.csv (else all.csv), each
+    CSV's JSON sidecar (with "_path") and manifest.json (None when absent). Raises
+    FileNotFoundError when the folder has no CSV."""
+    merged = os.path.join(folder, "all.csv")
+    paths = sorted(glob.glob(os.path.join(folder, "csv", "*.csv")))
+    if not paths and os.path.exists(merged):
+        paths = [merged]
+    if not paths:
+        raise FileNotFoundError("no CSV in %s" % folder)
+    rows = read_many(paths)
+    sidecars = []
+    for p in paths:
+        s = read_sidecar(p)
+        if s:
+            s["_path"] = p
+            sidecars.append(s)
+    manifest = None
+    try:
+        with open(os.path.join(folder, "manifest.json")) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        pass
+    return rows, sidecars, manifest
 
 
 def merge_csvs(paths, out_path):
