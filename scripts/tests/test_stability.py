@@ -71,13 +71,16 @@ class StabilityTest(unittest.TestCase):
         self.assertAlmostEqual(sp["lo"], 2.0)
         self.assertAlmostEqual(sp["hi"], 4.0)
         self.assertAlmostEqual(sp["ratio"], 2.0)
-        self.assertEqual(stability.cell(sp), "2.00-4.00x, 2 not reproduced, 1 reproduced")
+        self.assertEqual(stability.verdict_text(sp), "2 not reproduced, 1 reproduced")
+        self.assertEqual(stability.cell(sp), "2.00-4.00x; 2/3")
+        self.assertEqual(stability.cell(sp, claims.REPRODUCED), "2.00-4.00x; 1/3")
+        self.assertEqual(stability.cell(sp, claims.OPPOSITE), "2.00-4.00x; 0/3")
         one = dict(data, runs=[data["runs"][0], data["runs"][2]])
-        self.assertEqual(stability.cell(stability.spread(one, "5a", "openmpi")),
-                         "2.00-2.00x, held 2/2")
+        self.assertEqual(stability.verdict_text(stability.spread(one, "5a", "openmpi")),
+                         "held 2/2")
         # a claim no run could measure: no value, the verdicts still counted
         self.assertEqual(stability.cell(stability.spread(data, "7a", "openmpi")),
-                         "no value, held 3/3")
+                         "no value; 3/3")
 
     def test_machine_state_per_run(self):
         data = stability.summarize(self.d)
@@ -103,12 +106,17 @@ class StabilityTest(unittest.TestCase):
         self.assertEqual(os.path.basename(folder), "stability-2026-11-30")
         with open(os.path.join(self.d, stability.SUMMARY)) as f:
             self.assertEqual(json.load(f), data)
+        # this report's own verdict (not reproduced, at 2.0x) is counted across the runs
         evaluated, mpis, _ = claims.evaluate_all(micro_rows([2.0] * 5), [])
         table = claims.answer_table(evaluated, mpis, [(claims.column_heading(
-            "across 3 runs", mpis), stability.cells(data, mpis))]).splitlines()
+            "across 3 runs", mpis), stability.cells(data, mpis, evaluated))]).splitlines()
         self.assertTrue(table[0].endswith("| across 3 runs (Open MPI) |"))
         row5a = [l for l in table if l.startswith("| Fig 5a")][0]
-        self.assertTrue(row5a.endswith("| 2.00-4.00x, 2 not reproduced, 1 reproduced |"))
+        self.assertTrue(row5a.endswith("| 2.00-4.00x; 2/3 |"))
+        evaluated, mpis, _ = claims.evaluate_all(micro_rows([4.0] * 5), [])
+        row5a = [l for l in claims.answer_table(evaluated, mpis, [("x", stability.cells(
+            data, mpis, evaluated))]).splitlines() if l.startswith("| Fig 5a")][0]
+        self.assertTrue(row5a.endswith("| 2.00-4.00x; 1/3 |"))
         row7c = [l for l in table if l.startswith("| Fig 7c")][0]
         self.assertTrue(row7c.endswith("| as Fig 7b |"))
 

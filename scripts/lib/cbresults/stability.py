@@ -175,22 +175,28 @@ def verdict_text(sp):
     return ", ".join("%d %s" % (n, SHORT.get(v, v)) for v, n in counts)
 
 
-def cell(sp):
-    """One MPI's part of the column: '1.10-1.31x, held 5/5'."""
+def cell(sp, verdict=None):
+    """One MPI's part of the report's column: the range of the runs' medians and how many
+    runs reached `verdict` (the report's own), '1.10-1.31x; 4/5'; without a verdict, the
+    most common one's count."""
     if sp is None:
         return "–"
-    rng = ("%.2f-%.2fx" % (sp["lo"], sp["hi"]) if sp["lo"] is not None else "no value")
-    return "%s, %s" % (rng, verdict_text(sp))
+    rng = "%.2f-%.2fx" % (sp["lo"], sp["hi"]) if sp["lo"] is not None else "no value"
+    held = sp["verdicts"].get(verdict, 0) if verdict else max(sp["verdicts"].values())
+    return "%s; %d/%d" % (rng, held, sp["runs"])
 
 
-def cells(data, mpis):
-    """{claim id: cell} for the report's answer table: the range of the per-run medians and
-    how often the verdict held, per MPI in `mpis`' order ('as Fig 7b' rows are left to the
-    table)."""
+def cells(data, mpis, evaluated=None):
+    """{claim id: cell} for the report's answer table, per MPI in `mpis`' order; with the
+    report's `evaluated` claims (claims.evaluate_all) each count is of runs that reached
+    the report's verdict ('as Fig 7b' rows are left to the table)."""
+    verdicts = {c[4]["id"]: {m: per[m]["verdict"] for m in mpis if m in per}
+                for c, per in (evaluated or ())}
     out = {}
     for claim in claims.CLAIMS:
         cid = claim[4]["id"]
-        out[cid] = " / ".join(cell(spread(data, cid, m)) for m in mpis)
+        out[cid] = " / ".join(cell(spread(data, cid, m), verdicts.get(cid, {}).get(m))
+                              for m in mpis)
     return out
 
 
