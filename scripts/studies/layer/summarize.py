@@ -21,9 +21,11 @@ def table(data):
         lib = sum(x for k, x in c.items() if k.startswith("library") or k == "libc")
         layer = sum(x for k, x in c.items() if k.startswith("layer"))
         parts = [c.get(PARTS[0] % fam, 0.0), c.get(PARTS[1], 0.0), c.get(PARTS[2], 0.0)]
-        lines.append("| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f |" % (
+        # tcp's library is the kernel, whose instructions callgrind does not see
+        share = "– (kernel)" if fam == "tcp" else "%.2f" % (layer / lib) if lib else "–"
+        lines.append("| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %s |" % (
             policy, v["total"], lib, parts[0], parts[1], parts[2], layer, c.get("driver", 0.0),
-            layer / lib if lib else float("nan")))
+            share))
     return lines
 
 
