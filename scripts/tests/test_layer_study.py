@@ -78,14 +78,20 @@ def bw(backend, progress, size, mbps, run, mpi="openmpi"):
 class TargetsTest(unittest.TestCase):
     def write_run(self, folder, added_us, bw_ratio):
         os.makedirs(os.path.join(folder, "csv"))
-        rows = []
+        rows, family = [], []
         for s in (1, 64, 4096):
             rows += [lat("raw-ucx", "polling", s, 1.0, "u"), lat("raw-ucx", "sleep", s, 2.0, "u"),
                      lat("ucx", "cooperative", s, 1.0 + added_us, "u")]
+            # a per-family invocation (another thread level): not counted
+            family += [lat("raw-ucx", "polling", s, 1.0, "f"), lat("ucx", "cooperative", s, 9.0, "f")]
+        bws = []
         for s in (1 << 20, 4 << 20):
-            rows += [bw("raw-ucx", "polling", s, 1000.0, "b"),
-                     bw("ucx", "cooperative", s, 1000.0 * bw_ratio, "b")]
-        schema.write_csv(os.path.join(folder, "csv", "x.csv"), rows, {"run_id": "u"})
+            bws += [bw("raw-ucx", "polling", s, 1000.0, "b"),
+                    bw("ucx", "cooperative", s, 1000.0 * bw_ratio, "b")]
+        csv = os.path.join(folder, "csv")
+        schema.write_csv(os.path.join(csv, "pingpong-compare-r1-openmpi.csv"), rows, {"run_id": "u"})
+        schema.write_csv(os.path.join(csv, "pingpong-ucx-openmpi.csv"), family, {"run_id": "f"})
+        schema.write_csv(os.path.join(csv, "bandwidth-compare-r1-openmpi.csv"), bws, {"run_id": "b"})
 
     def test_targets_per_run_then_median(self):
         d = tempfile.mkdtemp()
