@@ -216,7 +216,22 @@ def tables(data):
     runs = data["runs"]
     allprobes = [v for r in runs for v in r["machine"]["probe_ns"]]
     mode = modes.classify(allprobes)
-    out = ["## Runs", "",
+    out = ["## Spread per claim", "",
+           "The range of the %d runs' medians, max/min, and the verdicts they reached (rows "
+           "that repeat another row's number by construction are left out)." % len(runs), "",
+           "| claim | %s |" % " | ".join(claims.MPI_NAMES.get(m, m) for m in data["mpis"]),
+           "|---|" + "---|" * len(data["mpis"])]
+    for claim in claims.CLAIMS:
+        if claim[4].get("same_as"):
+            continue
+        cid = claim[4]["id"]
+        parts = []
+        for m in data["mpis"]:
+            sp = spread(data, cid, m)
+            parts.append("–" if sp is None or sp["lo"] is None else "%.2f-%.2fx (%.2f); %s" % (
+                sp["lo"], sp["hi"], sp["ratio"], verdict_text(sp)))
+        out.append("| %s %s | %s |" % (claim[0], claim[1], " | ".join(parts)))
+    out += ["", "## Runs", "",
            "Latency probe: one-way ns per invocation (median [min-max]); its mode under the "
            "report's rule over all runs' probes together: %s." % mode["why"], "",
            "| run | first-last record (UTC) | invocations | quiet | load before (median) | "
