@@ -19,8 +19,9 @@ from cbresults import ablation, claims, paired, schema, summary  # noqa: E402
 from scriptload import load_script  # noqa: E402 (this folder)
 
 STUDY = os.path.join(ROOT, "results", "vm-2026-11-26")
-# The main reproduction retaken at wave 3's end (issue 26 item 8), which README points at.
-LATEST = os.path.join(ROOT, "results", "vm-2026-11-29")
+# The main reproduction retaken at wave 3's end (issue 26 item 8), which README points at:
+# the last run of results/stability-2026-11-30.
+LATEST = os.path.join(ROOT, "results", "vm-2026-11-30")
 C = claims
 
 
@@ -413,7 +414,7 @@ class CommittedStudyReportTest(unittest.TestCase):
         self.assertIn("[`machine-state.md`](machine-state.md)", self.md)
 
 
-@unittest.skipUnless(os.path.isdir(LATEST), "results/vm-2026-11-29 is not in this checkout")
+@unittest.skipUnless(os.path.isdir(LATEST), "results/vm-2026-11-30 is not in this checkout")
 class LatestStudyTest(unittest.TestCase):
     """The retaken main reproduction (issue 26, "Done when"): every application row has
     comm_s <= wall_s, the report opens with the answer within 40 KB with one of the five
@@ -447,6 +448,20 @@ class LatestStudyTest(unittest.TestCase):
         self.assertEqual(len(rows), len(C.CLAIMS))
         for line in rows:
             self.assertTrue(VERDICT.search(line), line)
+
+    def test_each_claim_quotes_its_spread_across_the_stability_runs(self):
+        """Issue 26 item 4: beside each claim, the range over the five back-to-back
+        reproductions and how many reached the row's verdict (results/stability-*)."""
+        section = self.md.split("## The answer", 1)[1].split("\n## ", 1)[0]
+        lines = section.splitlines()
+        head = next(l for l in lines if l.startswith("| claim | paper"))
+        self.assertTrue(head.endswith("| across 5 runs (Open MPI / MPICH) |"), head)
+        part = r"(\d+\.\d\d-\d+\.\d\dx|no value); [0-5]/5"
+        cell = re.compile(r"^(as (Fig|SC'22|Frontera) \w+|%s / %s)$" % (part, part))
+        rows = [l for l in lines if re.match(r"^\| (Fig|Frontera|SC'22) ", l)]
+        self.assertEqual(len(rows), len(C.CLAIMS))
+        for line in rows:
+            self.assertRegex(line.rstrip().rstrip("|").rsplit("|", 1)[1].strip(), cell)
 
     def test_the_distance_to_the_machine_has_both_floors(self):
         part = self.md.split("### The distance to the machine", 1)[1].split("\n## ", 1)[0]
