@@ -8,6 +8,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
+from cbresults.claims import MPI_NAMES  # noqa: E402
+
 PARTS = ("layer: %s backend", "layer: comm (framing, buffers)", "layer: runtime (loop, coroutines)")
 
 
@@ -32,7 +35,9 @@ def table(data):
 def main(argv):
     if len(argv) != 1:
         sys.exit(__doc__)
-    files = sorted(glob.glob(os.path.join(argv[0], "*.json")))
+    # profile.py's files only (targets.py writes targets.json beside them)
+    files = [p for p in sorted(glob.glob(os.path.join(argv[0], "*.json")))
+             if os.path.basename(p)[:-5] in MPI_NAMES]
     if not files:
         sys.exit("summarize: no profile JSON in %s" % argv[0])
     md = ["# Instructions per message, by who runs them", "",
@@ -42,8 +47,8 @@ def main(argv):
     for path in files:
         with open(path) as f:
             data = json.load(f)
-        md += ["## %s build" % {"openmpi": "Open MPI", "mpich": "MPICH"}.get(
-            data["mpi_flavor"], data["mpi_flavor"]), ""] + table(data) + [""]
+        md += ["## %s build" % MPI_NAMES.get(data["mpi_flavor"], data["mpi_flavor"]), ""] + \
+            table(data) + [""]
     text = "\n".join(md)
     with open(os.path.join(argv[0], "profile.md"), "w") as f:
         f.write(text)
