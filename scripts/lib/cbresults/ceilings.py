@@ -128,8 +128,9 @@ ALTERNATING = (
          out="perftest-tag_bw-{size}.json", metric="bandwidth_MBps", raw_column="bandwidth_MBps",
          what="ucx_perftest tag_bw (raw: a buffer per message, the suite's footprint; not "
               "flagged)", like=False),
-    dict(raw="raw-tcp", bench="pingpong", csv="raw-tcp.csv", tool="NPtcp", out="np.out", metric="latency_us_p50",
-         raw_column="latency_us_best_rep_avg", what="NetPIPE over TCP", like=True),
+    dict(raw="raw-tcp", bench="pingpong", csv="raw-tcp.csv", tool="NPtcp", out="np.out",
+         metric="latency_us_p50", raw_column="latency_us_best_rep_avg",
+         what="NetPIPE over TCP", like=True),
 )
 
 

@@ -8,7 +8,8 @@ claims.json; the report reads that file (`latest`, `cells`) for the column "acro
 beside each claim, and `tables` prints the per-run detail.
 
 A run's raw CSVs and sidecars are committed as run-<i>/csv.tar.xz (180 KB instead of 5 MB);
-`run_data` unpacks them to a temporary folder when csv/ is not there."""
+`run_data` unpacks them to a temporary folder when csv/ is not there; `each_run` walks the
+runs (scripts/studies/layer/targets.py reads the same runs through it)."""
 
 import glob
 import json
@@ -17,6 +18,7 @@ import re
 import statistics
 import tarfile
 import tempfile
+from collections import Counter
 
 from . import claims, modes, schema
 
@@ -38,27 +40,34 @@ def run_folders(folder):
 
 
 def run_data(path):
-    """(rows, sidecars, manifest) of one run folder; its csv/ or else csv.tar.xz."""
+    """(rows, sidecars) of one run folder: its csv/, or else csv.tar.xz."""
     if glob.glob(os.path.join(path, "csv", "*.csv")) or \
             not os.path.exists(os.path.join(path, "csv.tar.xz")):
-        return schema.load_folder(path)
+        return schema.load_folder(path)[:2]
     with tempfile.TemporaryDirectory() as tmp:
         os.mkdir(os.path.join(tmp, "csv"))
         with tarfile.open(os.path.join(path, "csv.tar.xz")) as t:
             # only plain files, by their base name: nothing lands outside tmp/csv
             for member in t.getmembers():
                 if member.isfile():
-                    src = t.extractfile(member)
                     dst = os.path.join(tmp, "csv", os.path.basename(member.name))
                     with open(dst, "wb") as out:
-                        out.write(src.read())
-        for name in ("manifest.json",):
-            if os.path.exists(os.path.join(path, name)):
-                os.symlink(os.path.abspath(os.path.join(path, name)), os.path.join(tmp, name))
-        rows, sidecars, manifest = schema.load_folder(tmp)
+                        out.write(t.extractfile(member).read())
+        rows, sidecars, _manifest = schema.load_folder(tmp)
         for s in sidecars:  # the paths name the committed archive, not the temporary copy
             s["_path"] = os.path.join(path, "csv", os.path.basename(s["_path"]))
-        return rows, sidecars, manifest
+        return rows, sidecars
+
+
+def each_run(folder):
+    """(index, path, rows, sidecars) of every run of the study that left CSVs (a run
+    stopped before its first CSV has nothing to say)."""
+    for i, path in run_folders(folder):
+        try:
+            rows, sidecars = run_data(path)
+        except FileNotFoundError:
+            continue
+        yield i, path, rows, sidecars
 
 
 def claim_value(res):
@@ -84,7 +93,7 @@ def machine_of(sidecars):
     probes = [v for _s, v in modes.probe_values(sidecars) if v is not None]
     dates = sorted(s["date_utc"] for s in sidecars if s.get("date_utc"))
     commits = sorted({s["git_commit"] for s in sidecars if s.get("git_commit")})
-    return {"invocations": len(sidecars), "annotated": len(states),
+    return {"invocations": len(sidecars),
             "quiet": sum(1 for st in states if st.get("quiet")),
             "load_before_median": statistics.median(before) if before else None,
             "load_during_max": max(during) if during else None,
@@ -92,31 +101,23 @@ def machine_of(sidecars):
             "last_utc": dates[-1] if dates else None, "commits": commits}
 
 
-def summarize_run(path):
-    rows, sidecars, _manifest = run_data(path)
+def summarize_run(rows, sidecars):
     evaluated, mpis, _ctx = claims.evaluate_all(rows, sidecars)
     out = {}
     for claim, per in evaluated:
         cid = claim[4]["id"]
         out[cid] = {}
         for m in mpis:
-            r = per[m]
-            v, ci, judged = claim_value(r)
+            v, ci, judged = claim_value(per[m])
             out[cid][m] = {"median": v, "judged": judged, "ci": list(ci) if ci else None,
-                           "n": r["n"], "verdict": r["verdict"], "same_as": r["same_as"]}
+                           "n": per[m]["n"], "verdict": per[m]["verdict"]}
     return {"claims": out, "mpis": mpis, "machine": machine_of(sidecars)}
 
 
 def summarize(folder):
     """The study's claims.json content: every run's claims and machine state."""
-    runs = []
-    for i, path in run_folders(folder):
-        try:
-            s = summarize_run(path)
-        except FileNotFoundError:
-            continue  # a run that left no CSV (stopped early) has nothing to say
-        s.update(run=i, folder=os.path.basename(path))
-        runs.append(s)
+    runs = [dict(summarize_run(rows, sidecars), run=i, folder=os.path.basename(path))
+            for i, path, rows, sidecars in each_run(folder)]
     if not runs:
         raise FileNotFoundError("no run-<i> folder with CSVs in %s" % folder)
     commits = sorted({c for r in runs for c in r["machine"]["commits"]})
@@ -149,14 +150,14 @@ def latest(results_root):
 def spread(data, cid, mpi):
     """{"values", "lo", "hi", "ratio" (hi/lo), "verdicts": {verdict: count}, "runs",
     "judged": runs whose value a verdict used} of one claim under one MPI, or None."""
-    vals, verdicts, judged = [], {}, 0
+    vals, verdicts, judged = [], Counter(), 0
     runs = 0
     for r in data["runs"]:
         c = r["claims"].get(cid, {}).get(mpi)
         if not c:
             continue
         runs += 1
-        verdicts[c["verdict"]] = verdicts.get(c["verdict"], 0) + 1
+        verdicts[c["verdict"]] += 1
         if c["median"] is not None:
             vals.append(c["median"])
             judged += bool(c["judged"])

@@ -53,13 +53,7 @@ def per_run(rows):
 
 
 def summarize(study):
-    runs = []
-    for i, path in stability.run_folders(study):
-        try:
-            rows, _sidecars, _manifest = stability.run_data(path)
-        except FileNotFoundError:
-            continue
-        runs.append((i, per_run(rows)))
+    runs = [(i, per_run(rows)) for i, _path, rows, _sidecars in stability.each_run(study)]
     keys = sorted({k for _i, r in runs for k in r})
     out = {"study": os.path.basename(os.path.normpath(study)), "runs": [i for i, _r in runs],
            "targets": {"ratio": RATIO, "added_ns": ADDED_NS, "bw_ratio": BANDWIDTH},
