@@ -47,25 +47,20 @@ class NoCudaAllocator final : public MemoryAllocator {
 
 HostAllocator g_host;
 NoCudaAllocator g_no_cuda;
-MemoryAllocator* g_allocators[kMemoryKindCount] = {&g_host, &g_no_cuda};
 
 }  // namespace
 
-MemoryAllocator& allocator_for(MemoryKind kind) {
-  return *g_allocators[static_cast<uint8_t>(kind)];
-}
+MemoryAllocator* detail::g_allocators[kMemoryKindCount] = {&g_host, &g_no_cuda};
 
 MemoryAllocator* set_allocator(MemoryKind kind, MemoryAllocator* a) noexcept {
-  MemoryAllocator*& slot = g_allocators[static_cast<uint8_t>(kind)];
+  MemoryAllocator*& slot = detail::g_allocators[static_cast<uint8_t>(kind)];
   MemoryAllocator* old = slot;
   slot = a ? a : (kind == MemoryKind::host ? static_cast<MemoryAllocator*>(&g_host)
                                            : static_cast<MemoryAllocator*>(&g_no_cuda));
   return old;
 }
 
-void* Storage::reserve(size_t bytes, MemoryKind kind, MemoryAllocator* from) {
-  MemoryAllocator* a = from ? from : &allocator_for(kind);
-  if (data_ && capacity_ >= bytes && kind_ == kind && alloc_ == a) return data_;
+void* Storage::regrow(size_t bytes, MemoryKind kind, MemoryAllocator* a) {
   release();
   data_ = a->allocate(bytes);
   capacity_ = bytes;

@@ -34,7 +34,15 @@ class MemoryAllocator {
   virtual void deallocate(void* p, size_t bytes) noexcept = 0;
 };
 
-MemoryAllocator& allocator_for(MemoryKind kind);
+namespace detail {
+// Indexed by MemoryKind; set_allocator replaces entries. Visible here only so that
+// allocator_for inlines: every receive's Storage::reserve asks for it.
+extern MemoryAllocator* g_allocators[kMemoryKindCount];
+}  // namespace detail
+
+inline MemoryAllocator& allocator_for(MemoryKind kind) {
+  return *detail::g_allocators[static_cast<uint8_t>(kind)];
+}
 // Replaces the allocator for `kind` (for tests and the CUDA module); returns the old one.
 MemoryAllocator* set_allocator(MemoryKind kind, MemoryAllocator* a) noexcept;
 
@@ -53,7 +61,13 @@ class Storage {
 
   // Makes room for `bytes` of `kind`; keeps the block when it is large enough. `from`
   // overrides the allocator for this block (e.g. pinned host memory for GPU staging).
-  void* reserve(size_t bytes, MemoryKind kind, MemoryAllocator* from = nullptr);
+  // The hit, which is every steady-state receive's, is inline; growing is not.
+  void* reserve(size_t bytes, MemoryKind kind, MemoryAllocator* from = nullptr) {
+    MemoryAllocator* a = from ? from : &allocator_for(kind);
+    if (data_ && capacity_ >= bytes && kind_ == kind && alloc_ == a) [[likely]]
+      return data_;
+    return regrow(bytes, kind, a);
+  }
   void release() noexcept;
   size_t capacity() const noexcept { return capacity_; }
   void* data() const noexcept { return data_; }
@@ -71,6 +85,8 @@ class Storage {
   size_t capacity_ = 0;
   MemoryKind kind_ = MemoryKind::host;
   MemoryAllocator* alloc_ = nullptr;  // the one that made data_
+
+  void* regrow(size_t bytes, MemoryKind kind, MemoryAllocator* a);
 };
 
 }  // namespace commbench

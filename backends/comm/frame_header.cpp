@@ -9,21 +9,28 @@
 namespace commbench {
 
 namespace {
+[[noreturn, gnu::cold, gnu::noinline]] void frame_too_large(uint64_t size, uint64_t limit) {
+  throw ProtocolError("frame of " + std::to_string(size) + " bytes exceeds limit of " +
+                      std::to_string(limit));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void message_too_large(uint64_t limit) {
+  throw ProtocolError("message exceeds limit of " + std::to_string(limit) + " bytes");
+}
+
 // A frame of `size` bytes, with `total` the bytes of the message so far (updated): the
 // size limits, enforced by a sender before anything goes out and by a receiver before it
-// allocates anything.
-void check_frame(uint64_t size, uint64_t& total, const CommLimits& limits) {
-  if (size > limits.max_frame_bytes)
-    throw ProtocolError("frame of " + std::to_string(size) + " bytes exceeds limit of " +
-                        std::to_string(limits.max_frame_bytes));
+// allocates anything. The errors are built out of line so that this inlines: it runs for
+// every frame received.
+inline void check_frame(uint64_t size, uint64_t& total, const CommLimits& limits) {
+  if (size > limits.max_frame_bytes) [[unlikely]]
+    frame_too_large(size, limits.max_frame_bytes);
   total += size;
-  if (total > limits.max_message_bytes)
-    throw ProtocolError("message exceeds limit of " + std::to_string(limits.max_message_bytes) +
-                        " bytes");
+  if (total > limits.max_message_bytes) [[unlikely]]
+    message_too_large(limits.max_message_bytes);
 }
 }  // namespace
 
-void check_limits(const Message& msg, const CommLimits& limits) {
+void limits_broken(const Message& msg, const CommLimits& limits) {
   size_t n = msg.frames.size();
   if (n > limits.max_frames)
     throw ProtocolError("message has " + std::to_string(n) + " frames, limit is " +
@@ -35,6 +42,7 @@ void check_limits(const Message& msg, const CommLimits& limits) {
                           " bytes is too large for the frame header");
     check_frame(f.size, total, limits);
   }
+  throw std::logic_error("limits_broken called for a message within its limits");
 }
 
 size_t encode_header(const Message& msg, std::span<std::byte> out, const CommLimits& limits) {
@@ -89,7 +97,8 @@ void decode_frame_descriptors(std::span<const std::byte> descriptors, uint32_t c
 }
 
 void unpack_bare_message(Storage& landing, size_t got, const CommLimits& limits, Message& into) {
-  if (limits.max_frames < 1) throw ProtocolError("message of 1 frame, limit is 0 frames");
+  if (limits.max_frames < 1) [[unlikely]]
+    throw ProtocolError("message of 1 frame, limit is 0 frames");
   uint64_t total = 0;
   check_frame(got, total, limits);
   into.prepare_frames(1);

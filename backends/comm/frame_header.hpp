@@ -33,8 +33,26 @@ inline size_t header_bytes(size_t frames) noexcept {
   return kFixedHeaderBytes + frames * kFrameDescriptorBytes;
 }
 
+// Throws the ProtocolError that says which limit `msg` breaks (check_limits found one).
+[[noreturn, gnu::cold]] void limits_broken(const Message& msg, const CommLimits& limits);
+
 // Throws ProtocolError if `msg` breaks the limits (frame count, frame and message size).
-void check_limits(const Message& msg, const CommLimits& limits);
+// Inline, with the error text out of line: every write of every backend runs it, and as a
+// call it cost a one-frame message some 75 instructions (results/layer-2026-11-30).
+inline void check_limits(const Message& msg, const CommLimits& limits) {
+  const uint64_t max_frame = limits.max_frame_bytes < kMaxEncodableFrameBytes
+                                 ? limits.max_frame_bytes
+                                 : kMaxEncodableFrameBytes;
+  bool broken = msg.frames.size() > limits.max_frames;
+  uint64_t total = 0;
+  for (const Buffer& f : msg.frames) {
+    broken |= f.size > max_frame;
+    total += f.size;  // checked per frame, so no sum of frames below 2^56 each can wrap
+    broken |= total > limits.max_message_bytes;
+  }
+  if (broken) [[unlikely]]
+    limits_broken(msg, limits);
+}
 
 // Writes the header for `msg` into `out` (which must hold header_bytes(frames)).
 // Throws ProtocolError if the message itself breaks the limits (check_limits).

@@ -26,14 +26,14 @@ MpiComm::~MpiComm() {
 
 // --- state -------------------------------------------------------------------------------
 
-void MpiComm::check_writable() const {
+void MpiComm::not_writable() const {
   if (closed_) throw CommClosedError("write on closed comm to " + peer_);
-  if (ch_->peer_closed) throw CommClosedError("connection to " + peer_ + " closed by peer");
+  throw CommClosedError("connection to " + peer_ + " closed by peer");
 }
 
-void MpiComm::check_readable() const {
+void MpiComm::not_readable() const {
   if (closed_) throw CommClosedError("read on closed comm to " + peer_);
-  if (ch_->exhausted()) throw CommClosedError("connection to " + peer_ + " closed by peer");
+  throw CommClosedError("connection to " + peer_ + " closed by peer");
 }
 
 void MpiComm::protocol_error(const std::string& why) {

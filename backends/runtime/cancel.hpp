@@ -100,8 +100,11 @@ class CancelToken {
     if (timeout) throw TimeoutError(what + ": timed out");
     throw OperationCancelled(what + ": cancelled");
   }
-  void throw_if_cancelled(const std::string& what) const {
-    if (cancelled()) throw_cancelled(what);
+  // Takes the literal, not a std::string: it runs on every read and write, and building
+  // the string there cost every message a copy that only a cancelled one needs.
+  void throw_if_cancelled(const char* what) const {
+    if (cancelled()) [[unlikely]]
+      throw_cancelled(what);
   }
 
  private:

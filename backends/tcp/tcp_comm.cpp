@@ -110,46 +110,59 @@ void TcpComm::abort() noexcept {
   fd_ = -1;
 }
 
-Task<void> TcpComm::send_iov(iovec* iov, size_t count, CancelToken token) {
+namespace {
+// Steps `iov` and `count` past the `sent` bytes the kernel took.
+void advance(iovec*& iov, size_t& count, size_t sent) noexcept {
+  while (count > 0 && sent >= iov->iov_len) {
+    sent -= iov->iov_len;
+    ++iov;
+    --count;
+  }
+  if (count > 0) {
+    iov->iov_base = static_cast<char*>(iov->iov_base) + sent;
+    iov->iov_len -= sent;
+  }
+}
+}  // namespace
+
+bool TcpComm::send_ready(iovec*& iov, size_t& count) {
   while (count > 0) {
     check_open("write");
     msghdr mh{};
     mh.msg_iov = iov;
     mh.msg_iovlen = std::min<size_t>(count, IOV_MAX);
-    ssize_t n;
+    ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
+      fail(errno_message("send failed", errno));
+    }
+    advance(iov, count, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+Task<void> TcpComm::send_iov(iovec* iov, size_t count, CancelToken token) {
+  while (count > 0) {
+    check_open("write");
 #if COMMBENCH_HAVE_URING
     if (ring_) {
+      msghdr mh{};
+      mh.msg_iov = iov;
+      mh.msg_iovlen = std::min<size_t>(count, IOV_MAX);
       // MSG_WAITALL: the kernel itself goes on after a partial send of a stream socket,
       // so a message larger than the socket buffer costs one CQE, not one per buffer.
-      n = co_await ring_->sendmsg(fd_, &mh, MSG_NOSIGNAL | MSG_WAITALL, token);
+      auto n = co_await ring_->sendmsg(fd_, &mh, MSG_NOSIGNAL | MSG_WAITALL, token);
       if (n < 0) {
         check_open("write");  // aborted under the send: its CQE says -ECANCELED
         if (n == -EINTR || n == -EAGAIN) continue;
-        fail(errno_message("send failed", static_cast<int>(-n)));
+        fail(errno_message("send failed", -n));
       }
-    } else
+      advance(iov, count, static_cast<size_t>(n));
+      continue;
+    }
 #endif
-    {
-      n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-          co_await loop_.writable(fd_, token);
-          continue;
-        }
-        fail(errno_message("send failed", errno));
-      }
-    }
-    auto left = static_cast<size_t>(n);
-    while (count > 0 && left >= iov->iov_len) {
-      left -= iov->iov_len;
-      ++iov;
-      --count;
-    }
-    if (count > 0) {
-      iov->iov_base = static_cast<char*>(iov->iov_base) + left;
-      iov->iov_len -= left;
-    }
+    if (!send_ready(iov, count)) co_await loop_.writable(fd_, token);
   }
 }
 
@@ -162,8 +175,11 @@ Task<void> TcpComm::write(const Message& msg, CancelToken token) {
   iov_.push_back({header_out_.data(), header_out_.size()});
   for (const Buffer& f : msg.frames)
     if (f.size > 0) iov_.push_back({f.data, f.size});
+  iovec* iov = iov_.data();
+  size_t count = iov_.size();
+  if (!ring_ && send_ready(iov, count)) co_return;  // the usual case: the socket took it all
   try {
-    co_await send_iov(iov_.data(), iov_.size(), token);
+    co_await send_iov(iov, count, token);
   } catch (const OperationCancelled&) {
     abort();  // part of a message may be on the wire: the stream is no longer usable
     throw;
@@ -198,6 +214,14 @@ Task<void> TcpComm::fill_staging(size_t want, CancelToken token) {
     }
     end_ += taken(r, end_ == begin_ ? "closed by peer" : "closed by peer mid-message");
   }
+}
+
+bool TcpComm::take_staged(std::byte* out, size_t n) noexcept {
+  if (!staged(n)) return false;
+  if (n > 0) std::memcpy(out, staging_.get() + begin_, n);
+  begin_ += n;
+  if (begin_ == end_) begin_ = end_ = 0;
+  return true;
 }
 
 Task<void> TcpComm::read_into(std::byte* out, size_t n, CancelToken token) {
@@ -246,12 +270,13 @@ Task<void> TcpComm::read_into(std::byte* out, size_t n, CancelToken token) {
 Task<void> TcpComm::read(Message& into, CancelToken token) {
   auto guard = co_await read_lock_.lock();
   try {
-    co_await fill_staging(kFixedHeaderBytes, token);
+    if (!staged(kFixedHeaderBytes)) co_await fill_staging(kFixedHeaderBytes, token);
     uint32_t count;
     try {
       count = decode_fixed_header({staging_.get() + begin_, kFixedHeaderBytes}, limits_);
       begin_ += kFixedHeaderBytes;
-      co_await fill_staging(size_t{count} * kFrameDescriptorBytes, token);
+      const size_t descriptors = size_t{count} * kFrameDescriptorBytes;
+      if (!staged(descriptors)) co_await fill_staging(descriptors, token);
       decode_frame_descriptors({staging_.get() + begin_, size_t{count} * kFrameDescriptorBytes},
                                count, limits_, frames_in_);
     } catch (const ProtocolError&) {
@@ -262,7 +287,7 @@ Task<void> TcpComm::read(Message& into, CancelToken token) {
     into.prepare_frames(count);
     for (uint32_t i = 0; i < count; ++i) {
       Buffer& f = into.prepare_frame(i, frames_in_[i].size, frames_in_[i].kind);
-      co_await read_into(f.bytes(), f.size, token);
+      if (!take_staged(f.bytes(), f.size)) co_await read_into(f.bytes(), f.size, token);
     }
   } catch (const OperationCancelled&) {
     abort();  // a partial message may have been consumed

@@ -50,6 +50,16 @@ class TcpComm final : public Comm {
   // Fills `out` completely: first from staging, then straight from the socket.
   Task<void> read_into(std::byte* out, size_t n, CancelToken token);
   Task<void> send_iov(::iovec* iov, size_t count, CancelToken token);
+  // What a message needs when the socket is ready, done without a coroutine of its own: a
+  // 64 B message's read and write each made three more coroutine frames than this
+  // (results/layer-2026-11-30), and the frames cost more than the work in them.
+  // send_ready: sendmsg until everything went (true) or the socket is full (false; iov and
+  // count then name the rest). Not for io_uring, which sends through the ring.
+  bool send_ready(::iovec*& iov, size_t& count);
+  // Whether `want` unread bytes are staged already (fill_staging has nothing to do).
+  bool staged(size_t want) const noexcept { return end_ - begin_ >= want; }
+  // Copies a frame that is wholly in staging into `out` (false, nothing taken, if not).
+  bool take_staged(std::byte* out, size_t n) noexcept;
   // One non-blocking recv, which the event loop also makes as the read's probe (tcp_comm.cpp).
   struct RecvAttempt;
   // The bytes a finished attempt received (> 0); fails the comm at end of stream (`eof_why`)

@@ -136,10 +136,15 @@ void UcxComm::write_failed(ucs_status_t status, CancelToken token) {
   throw CommClosedError("ucx write to " + peer_ + ": " + ucs_status_string(status));
 }
 
-Task<void> UcxComm::write(const Message& msg, CancelToken token) {
+void UcxComm::progress_after_send() {
   // A cooperative writer whose sends complete at once would never progress the worker,
-  // and a dead peer would go unnoticed by a rank that only writes.
+  // and a dead peer would go unnoticed by a rank that only writes. After the send, not
+  // before it: progressing first put a library call between the caller and its message
+  // (results/layer-2026-11-30), and a send that waits progresses the worker anyway.
   if (worker_->policy() == Progress::cooperative) worker_->progress();
+}
+
+Task<void> UcxComm::write(const Message& msg, CancelToken token) {
   if (closed()) closed_error("write");
   token.throw_if_cancelled("ucx write");
   if (goes_bare(msg)) {
@@ -147,6 +152,7 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
     Op op;
     const Buffer& f = msg.frames[0];
     ucs_status_t s = post_send(f.data, f.size, op, send_tag_ | kBareTagBit);
+    if (s == UCS_OK) progress_after_send();
     if (s == UCS_INPROGRESS) {
       ++ep_->sends_in_flight;  // so that an abort meanwhile leaves `data` open (force_close)
       while (!co_await worker_->wait(op, token, send_hook())) {
@@ -207,6 +213,7 @@ Task<void> UcxComm::write(const Message& msg, CancelToken token) {
     give_packet(packet);
     packet = nullptr;
   }
+  progress_after_send();
 
   ucs_status_t status = failure;
   for (size_t i = 0; i < posted; ++i) {

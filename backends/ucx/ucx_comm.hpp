@@ -64,6 +64,8 @@ class UcxComm final : public Comm {
   CancelHook receive_hook() noexcept { return {&UcxComm::cancel_receive, this}; }
   CancelHook send_hook() noexcept { return {&UcxComm::cancel_send, this}; }
   bool goes_bare(const Message& msg) const noexcept;
+  // Cooperative: one worker progress after a write has posted its sends.
+  void progress_after_send();
   [[noreturn]] void write_failed(ucs_status_t status, CancelToken token);
   std::byte* take_packet();
   void give_packet(std::byte* p) { free_packets_.push_back(p); }
