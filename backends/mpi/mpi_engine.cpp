@@ -35,17 +35,23 @@ bool Engine::Wait::await_ready() {
     op_.timed_out = token_.state()->by_timeout();
     return true;
   }
-  int flag = 0;
-  op_.status.MPI_ERROR = MPI_SUCCESS;
-  int rc = MPI_Test(&op_.req, &flag, &op_.status);
-  if (rc != MPI_SUCCESS) {
-    op_.status.MPI_ERROR = rc;
-    flag = 1;
-  }
-  if (flag) {
-    op_.completed();
-    e_.loop_.retry_found_something();
-    return done_ = true;
+  // Cooperative: a few more tests while nobody else is ready, as ucx:cooperative makes
+  // (EventLoop::kCooperativeExtraTests says why); the other policies test once here.
+  const int tests = policy_ == Progress::cooperative ? 1 + EventLoop::kCooperativeExtraTests : 1;
+  for (int i = 0; i < tests; ++i) {
+    if (i > 0 && e_.loop_.others_ready()) break;
+    int flag = 0;
+    op_.status.MPI_ERROR = MPI_SUCCESS;
+    int rc = MPI_Test(&op_.req, &flag, &op_.status);
+    if (rc != MPI_SUCCESS) {
+      op_.status.MPI_ERROR = rc;
+      flag = 1;
+    }
+    if (flag) {
+      op_.completed();
+      e_.loop_.retry_found_something();
+      return done_ = true;
+    }
   }
   return false;
 }

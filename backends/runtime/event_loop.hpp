@@ -185,6 +185,13 @@ class EventLoop {
   // while this is false without holding anyone up who is ready (pollers, timers and
   // descriptors are looked at on the next turn, so it must still yield soon).
   bool others_ready() const noexcept { return !ready_.empty(); }
+  // How many more tests a cooperative waiter (ucx:cooperative, mpi:cooperative) makes
+  // before it yields, while others_ready() is false. A turn of the loop costs about what
+  // a test does, so with one test per turn a message that arrived just after a test
+  // waited a whole turn more than a raw baseline's tight loop would. ucx:cooperative /
+  // raw-ucx: 1-8 B 1.07-1.09x -> 1.05x, 512 B 1.06x -> 1.02x, 2 KiB 1.12x -> 1.02x
+  // (results/quiet-2026-11-22/ab-spin8); mpi:cooperative: results/ab-layer-trims.
+  static constexpr int kCooperativeExtraTests = 8;
   // Awaitable: goes to the back of the ready queue.
   auto yield() noexcept {
     struct Yield {

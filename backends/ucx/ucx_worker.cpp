@@ -234,18 +234,6 @@ void Worker::housekeeping() {
   }
 }
 
-namespace {
-// A cooperative waiter tries this many more times before it yields, as long as no other
-// coroutine is ready to run (they never wait for it; pollers, timers and descriptors
-// wait at most these few progress calls). A turn of the loop costs about what a try
-// does, so with one try per turn a message that arrived just after a try waited a whole
-// turn more than raw-ucx's tight loop would. Same minutes, before/after, ucx:cooperative
-// / raw-ucx: 1-8 B 1.07-1.09x -> 1.05x, 512 B 1.06x -> 1.02x, 2 KiB 1.12x -> 1.02x
-// (results/quiet-2026-11-22/ab-spin8).
-constexpr int kExtraCooperativeTries = 8;
-
-}  // namespace
-
 bool Worker::cooperative_tries(Op& op, CancelToken token, CancelHook hook) {
   for (;;) {
     progress();
@@ -255,7 +243,9 @@ bool Worker::cooperative_tries(Op& op, CancelToken token, CancelHook hook) {
     if (hook.fn) hook.fn(hook.arg, op.request);
     if (op.done) break;
   }
-  for (int i = 0; i < kExtraCooperativeTries && !op.done && !loop_.others_ready(); ++i) progress();
+  // A few more tries while nobody else is ready (EventLoop::kCooperativeExtraTests says why).
+  for (int i = 0; i < EventLoop::kCooperativeExtraTests && !op.done && !loop_.others_ready(); ++i)
+    progress();
   if (op.done) loop_.retry_found_something();
   return op.done;
 }
