@@ -79,5 +79,44 @@ class AbTest(unittest.TestCase):
         self.assertTrue(any("+10.0 %" in line for line in lines))
 
 
+    def test_summary_gives_each_median_its_range_over_rounds(self):
+        results = {"openmpi": {"before": [invocation(1.0), invocation(1.2), invocation(1.1)],
+                               "after": [invocation(1.0)] * 3}}
+        lines, _worse = ab.summarize(results, ["openmpi"], 0.03)
+        line = next(x for x in lines if x.startswith("| ucx:polling | 1-64 B"))
+        # ratio 1.1 * slow: median 1.21 of 1.10, 1.32, 1.21; excess over 1 us raw in ns
+        self.assertIn("| 1.210 [1.100-1.320] | 1.100 [1.100-1.100] |", line)
+        self.assertIn("| 210 [100-320] | 100 [100-100] |", line)
+
+    def test_resummarize_rebuilds_the_summary_from_the_rounds_csvs(self):
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as out:
+            rounds = []
+            for rnd, slow in ((1, 1.0), (2, 1.2)):
+                for side, s in (("before", slow), ("after", 1.0)):
+                    rows = []
+                    for size in (8, 256):
+                        rows.append(row("raw-ucx", size, 1.0))
+                        rows.append(row("ucx", size, 1.1 * s, "polling"))
+                    schema.write_csv(os.path.join(out, "openmpi-%s-%d-ucx.csv" % (side, rnd)),
+                                     rows)
+                rounds.append({"round": rnd, "flavor": "openmpi"})
+            with open(os.path.join(out, "rounds.json"), "w") as f:
+                json.dump({"command": "scripts/ab t", "rounds": rounds}, f)
+            ab.main(["t", "--resummarize", "--out", out])
+            with open(os.path.join(out, "summary.md")) as f:
+                text = f.read()
+        self.assertIn("Medians over 2 alternating rounds", text)
+        self.assertIn("| ucx:polling | 1-64 B | 1.210 [1.100-1.320] | 1.100 [1.100-1.100] |", text)
+
+    def test_resummarize_needs_an_earlier_run(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as out:
+            with self.assertRaises(SystemExit) as e:
+                ab.main(["t", "--resummarize", "--out", out])
+        self.assertIn("no rounds.json", str(e.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
