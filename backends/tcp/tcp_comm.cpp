@@ -21,6 +21,10 @@ namespace {
 constexpr size_t kStagingBytes = 64 * 1024;
 // Reads larger than this go straight into the frame instead of through staging.
 constexpr size_t kDirectReadBytes = kStagingBytes / 2;
+// Messages up to this size (header included) are copied into one buffer and sent with
+// send(): a gathered sendmsg() of header and frames cost more than the copy
+// (results/ab-tcp-coalesce).
+constexpr size_t kCoalesceBytes = 1024;
 }  // namespace
 
 // A read's recv, made by the read itself and, while it waits, by the event loop as the
@@ -128,10 +132,15 @@ void advance(iovec*& iov, size_t& count, size_t sent) noexcept {
 bool TcpComm::send_ready(iovec*& iov, size_t& count) {
   while (count > 0) {
     check_open("write");
-    msghdr mh{};
-    mh.msg_iov = iov;
-    mh.msg_iovlen = std::min<size_t>(count, IOV_MAX);
-    ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
+    ssize_t n;
+    if (count == 1) {
+      n = ::send(fd_, iov->iov_base, iov->iov_len, MSG_NOSIGNAL);
+    } else {
+      msghdr mh{};
+      mh.msg_iov = iov;
+      mh.msg_iovlen = std::min<size_t>(count, IOV_MAX);
+      n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
@@ -169,12 +178,27 @@ Task<void> TcpComm::send_iov(iovec* iov, size_t count, CancelToken token) {
 Task<void> TcpComm::write(const Message& msg, CancelToken token) {
   auto guard = co_await write_lock_.lock();
   check_open("write");
-  header_out_.resize(header_bytes(msg.frames.size()));
-  encode_header(msg, header_out_, limits_);
+  const size_t hb = header_bytes(msg.frames.size());
+  const size_t total = hb + msg.total_bytes();
   iov_.clear();
-  iov_.push_back({header_out_.data(), header_out_.size()});
-  for (const Buffer& f : msg.frames)
-    if (f.size > 0) iov_.push_back({f.data, f.size});
+  if (total <= kCoalesceBytes) {
+    // A small message goes as one buffer, header and frames copied behind each other:
+    // one plain send() instead of a gathered sendmsg(), as a raw loop would send it.
+    header_out_.resize(total);
+    encode_header(msg, {header_out_.data(), hb}, limits_);
+    size_t at = hb;
+    for (const Buffer& f : msg.frames) {
+      if (f.size > 0) std::memcpy(header_out_.data() + at, f.data, f.size);
+      at += f.size;
+    }
+    iov_.push_back({header_out_.data(), total});
+  } else {
+    header_out_.resize(hb);
+    encode_header(msg, header_out_, limits_);
+    iov_.push_back({header_out_.data(), hb});
+    for (const Buffer& f : msg.frames)
+      if (f.size > 0) iov_.push_back({f.data, f.size});
+  }
   iovec* iov = iov_.data();
   size_t count = iov_.size();
   if (!ring_ && send_ready(iov, count)) co_return;  // the usual case: the socket took it all
