@@ -24,7 +24,7 @@ constexpr size_t kDirectReadBytes = kStagingBytes / 2;
 // Messages up to this size (header included) are copied into one buffer and sent with
 // send(): a gathered sendmsg() of header and frames cost more than the copy
 // (results/ab-tcp-coalesce).
-constexpr size_t kCoalesceBytes = 1024;
+constexpr size_t kCoalesceBytes = 8 * 1024;
 }  // namespace
 
 // A read's recv, made by the read itself and, while it waits, by the event loop as the
