@@ -9,8 +9,10 @@ namespace commbench {
 
 std::string_view to_string(MemoryKind k) noexcept {
   switch (k) {
-    case MemoryKind::host: return "host";
-    case MemoryKind::cuda: return "cuda";
+    case MemoryKind::host:
+      return "host";
+    case MemoryKind::cuda:
+      return "cuda";
   }
   return "unknown";
 }
@@ -55,8 +57,9 @@ MemoryAllocator* detail::g_allocators[kMemoryKindCount] = {&g_host, &g_no_cuda};
 MemoryAllocator* set_allocator(MemoryKind kind, MemoryAllocator* a) noexcept {
   MemoryAllocator*& slot = detail::g_allocators[static_cast<uint8_t>(kind)];
   MemoryAllocator* old = slot;
-  slot = a ? a : (kind == MemoryKind::host ? static_cast<MemoryAllocator*>(&g_host)
-                                           : static_cast<MemoryAllocator*>(&g_no_cuda));
+  slot = a ? a
+           : (kind == MemoryKind::host ? static_cast<MemoryAllocator*>(&g_host)
+                                       : static_cast<MemoryAllocator*>(&g_no_cuda));
   return old;
 }
 

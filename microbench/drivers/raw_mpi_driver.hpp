@@ -1,7 +1,9 @@
 // raw-mpi: the MPI baseline without the coroutine layer, on a private duplicate of
-// MPI_COMM_WORLD. send/recv are blocking MPI_Send/MPI_Recv (osu_latency's method); posted
-// sends and receives are MPI_Isend/MPI_Irecv completed by one MPI_Waitall each (osu_bw,
-// osu_bibw). Messages above 1 GiB go as 1 GiB pieces (MPI counts are int).
+// MPI_COMM_WORLD. Variant blocking: send/recv are blocking MPI_Send/MPI_Recv (osu_latency's
+// method); posted sends and receives are MPI_Isend/MPI_Irecv completed by one MPI_Waitall
+// each (osu_bw, osu_bibw). Variant test: every call is MPI_Isend/MPI_Irecv and a spin on
+// MPI_Test (MPI_Testall for a window), the request API every coroutine policy must use.
+// Messages above 1 GiB go as 1 GiB pieces (MPI counts are int).
 #pragma once
 
 #include <mpi.h>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "comm/errors.hpp"
@@ -46,7 +49,8 @@ class RawMpiDriver final : public RawDriver {
   static constexpr const RawBaseline& kBaseline = kRawMpi;
   static constexpr bool kEmptyMessages = true;
 
-  RawMpiDriver(DriverEnv& env, const RawVariant& variant) : RawDriver(kBaseline, variant, env) {}
+  RawMpiDriver(DriverEnv& env, const RawVariant& variant)
+      : RawDriver(kBaseline, variant, env), tests_(std::string_view(variant.name) == "test") {}
   ~RawMpiDriver() override;
 
   void connect() override;
@@ -56,15 +60,29 @@ class RawMpiDriver final : public RawDriver {
   // (the watchdog allows a window's worth of time for it).
   void send(const std::byte* p, size_t n) {
     raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
-      raw_mpi::check(MPI_Send(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_), "send");
+      if (tests_) {
+        MPI_Request r;
+        raw_mpi::check(MPI_Isend(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, &r),
+                       "isend");
+        spin(r, "test isend");
+      } else {
+        raw_mpi::check(MPI_Send(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_), "send");
+      }
       progress::tick();
     });
   }
   void recv(std::byte* p, size_t n) {
     raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
-      raw_mpi::check(
-          MPI_Recv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, MPI_STATUS_IGNORE),
-          "recv");
+      if (tests_) {
+        MPI_Request r;
+        raw_mpi::check(MPI_Irecv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, &r),
+                       "irecv");
+        spin(r, "test irecv");
+      } else {
+        raw_mpi::check(
+            MPI_Recv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, MPI_STATUS_IGNORE),
+            "recv");
+      }
       progress::tick();
     });
   }
@@ -96,17 +114,28 @@ class RawMpiDriver final : public RawDriver {
   void wait_recvs() { wait_all(recvs_); }
 
  private:
-  static void wait_all(std::vector<MPI_Request>& reqs) {
-    raw_mpi::check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
-                   "waitall");
+  void wait_all(std::vector<MPI_Request>& reqs) const {
+    if (tests_) {
+      for (int done = 0; !done;)
+        raw_mpi::check(
+            MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE),
+            "testall");
+    } else {
+      raw_mpi::check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
+                     "waitall");
+    }
     progress::tick();
     reqs.clear();
+  }
+  static void spin(MPI_Request& r, const char* what) {
+    for (int done = 0; !done;) raw_mpi::check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), what);
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int peer_ = 0;
   char ack_ = 1;
   std::vector<MPI_Request> sends_, recvs_;
+  bool tests_;  // variant test: MPI_Test spins instead of blocking calls
 };
 
 }  // namespace commbench

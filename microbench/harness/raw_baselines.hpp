@@ -43,6 +43,10 @@ inline constexpr RawVariant kRawUcxVariants[] = {
 };
 inline constexpr RawVariant kRawMpiVariants[] = {
     {"blocking", "blocking MPI_Send/MPI_Recv, windows of MPI_Isend + MPI_Waitall (OSU's method)"},
+    {"test",
+     "MPI_Isend/MPI_Irecv, each request completed by a spin on MPI_Test (a window's by "
+     "MPI_Testall): the calls an event loop must make, without the loop. Slower than "
+     "blocking; it shows how much of a coroutine policy's cost is MPI's request API"},
 };
 
 inline constexpr RawBaseline kRawTcp{"raw-tcp", "tcp", kRawTcpVariants};
