@@ -24,7 +24,12 @@ class Comm {
  public:
   virtual ~Comm() = default;
 
-  // Sends every frame of `msg`; the frames' memory must stay valid until it returns.
+  // Sends every frame of `msg`. A write starts within its call: it posts its sends there,
+  // so writes go out in the order they are called, and the Task waits for the rest. A
+  // write the library finished within the call returns a finished Task (empty: no
+  // coroutine frame, which costs more than a small message's send). Errors are reported
+  // when the Task is awaited, never by the call. The frames' memory must stay valid
+  // until the Task is done.
   virtual Task<void> write(const Message& msg, CancelToken token = {}) = 0;
   // Receives the next message into `into` (its frames are replaced; storage reused).
   // Throws CommClosedError when the peer closes or dies, also while the read is waiting.

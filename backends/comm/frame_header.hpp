@@ -36,10 +36,11 @@ inline size_t header_bytes(size_t frames) noexcept {
 // Throws the ProtocolError that says which limit `msg` breaks (check_limits found one).
 [[noreturn, gnu::cold]] void limits_broken(const Message& msg, const CommLimits& limits);
 
-// Throws ProtocolError if `msg` breaks the limits (frame count, frame and message size).
-// Inline, with the error text out of line: every write of every backend runs it, and as a
+// Whether `msg` keeps the limits (frame count, frame and message size); check_limits
+// throws the ProtocolError that says which one it breaks. Inline, with the error text out
+// of line: every write of every backend runs it, and as a
 // call it cost a one-frame message some 75 instructions (results/layer-2026-11-30).
-inline void check_limits(const Message& msg, const CommLimits& limits) {
+inline bool within_limits(const Message& msg, const CommLimits& limits) noexcept {
   const uint64_t max_frame = limits.max_frame_bytes < kMaxEncodableFrameBytes
                                  ? limits.max_frame_bytes
                                  : kMaxEncodableFrameBytes;
@@ -50,7 +51,10 @@ inline void check_limits(const Message& msg, const CommLimits& limits) {
     total += f.size;  // checked per frame, so no sum of frames below 2^56 each can wrap
     broken |= total > limits.max_message_bytes;
   }
-  if (broken) [[unlikely]]
+  return !broken;
+}
+inline void check_limits(const Message& msg, const CommLimits& limits) {
+  if (!within_limits(msg, limits)) [[unlikely]]
     limits_broken(msg, limits);
 }
 

@@ -95,6 +95,13 @@ Task<void> CudaIpcComm::receive_until(Ready ready, CancelToken token) {
 }
 
 Task<void> CudaIpcComm::write(const Message& msg, CancelToken token) {
+  // Started now, as every comm's write is (comm.hpp): writes go out in call order.
+  Task<void> t = write_message(msg, token);
+  t.start();
+  return t;
+}
+
+Task<void> CudaIpcComm::write_message(const Message& msg, CancelToken token) {
   auto guard = co_await write_mutex_.lock();
   if (msg.frames.size() > opt_.limits.max_frames)
     throw std::invalid_argument("cuda-ipc: message has more frames than the limit");

@@ -54,6 +54,8 @@ class CudaIpcComm final : public CommDecorator {
   size_t opens() const noexcept { return imports_.misses(); }
 
  private:
+  // The write itself, which write() starts within the call.
+  Task<void> write_message(const Message& msg, CancelToken token);
   static constexpr int kLane = 2;  // the receive pipeline's first lane
   // Reads inner messages, filing each, until `ready()` holds.
   template <typename Ready>

@@ -38,6 +38,13 @@ void StagedComm::deliver(void* dst, MemoryKind dst_kind, const void* src, size_t
 }
 
 Task<void> StagedComm::write(const Message& msg, CancelToken token) {
+  // Started now, as every comm's write is (comm.hpp): writes go out in call order.
+  Task<void> t = write_message(msg, token);
+  t.start();
+  return t;
+}
+
+Task<void> StagedComm::write_message(const Message& msg, CancelToken token) {
   auto guard = co_await write_mutex_.lock();
   StagedLayout layout = plan_layout(msg, opt_.chunk_bytes);
   std::vector<Chunk> chunks = plan_chunks(layout);

@@ -53,6 +53,8 @@ class StagedComm final : public CommDecorator {
   Task<void> read(Message& into, CancelToken token = {}) override;
 
  private:
+  // The write itself, which write() starts within the call.
+  Task<void> write_message(const Message& msg, CancelToken token);
   static constexpr int kSendLane = 0;  // lanes 0, 1
   static constexpr int kRecvLane = 2;  // lanes 2, 3
   Task<void> wait_lane(int lane);

@@ -150,6 +150,58 @@ void MpiComm::read_bare(Message& into, size_t got) {
 // --- write -------------------------------------------------------------------------------
 
 Task<void> MpiComm::write(const Message& msg, CancelToken token) {
+  // The usual small message: a bare send that MPI finishes within the call (its bytes
+  // in the peer's shared-memory queue or the eager buffer) needs no frame, no Op and no
+  // wait. Anything else, or anything unusual (closed, cancelled, over the limits: the
+  // frame says which error), takes the coroutine, started now so that every write posts
+  // its sends in call order (comm.hpp).
+  if (!closed_ && !ch_->peer_closed && !token.cancelled() &&
+      goes_bare(std::span<const Buffer>(msg.frames), wire_, ch_->out.on_lane()) &&
+      within_limits(msg, wire_.limits)) {
+    const Buffer& f = msg.frames[0];
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = isend_bytes(f.data, f.size, ch_->out.rank, kLaneTagBare, ch_->out.comm, &r);
+    if (rc != MPI_SUCCESS) return send_failed(rc);
+    ++ch_->sent;
+    int flag = 0;
+    rc = MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && flag) return {};
+    Task<void> rest = finish_bare_send(r, rc, token);
+    rest.start();
+    return rest;
+  }
+  Task<void> t = write_message(msg, token);
+  t.start();
+  return t;
+}
+
+Task<void> MpiComm::send_failed(int rc) {
+  throw_mpi_error(rc, "send");
+  co_return;
+}
+
+Task<void> MpiComm::finish_bare_send(MPI_Request r, int test_rc, CancelToken token) {
+  // As write_message's bare branch from its first test on: the request joins this comm's
+  // ops (an abort buries it) and is waited for under the engine's policy.
+  Op op;
+  op.engine = engine_.get();
+  op.counted_send = true;
+  op.link(ops_);
+  if (test_rc != MPI_SUCCESS) {
+    abort();
+    throw_mpi_error(test_rc, "request");
+  }
+  op.req = r;
+  try {
+    while (!co_await engine_->wait(op, token)) {
+    }
+  } catch (const std::exception&) {
+    abort();
+    throw;
+  }
+}
+
+Task<void> MpiComm::write_message(const Message& msg, CancelToken token) {
   check_writable();
   // Shared by concurrent writes: valid only until this write first suspends (another write
   // may then resize it), which is why every use of `places` precedes the first co_await.

@@ -130,12 +130,17 @@ struct MessagePlan {
 // the `eager` budget left by the frames inlined before it (so a 0-byte frame always does);
 // per-frame inlines nothing, and neither layout inlines a device frame.
 template <class Frame>
+bool goes_bare(std::span<const Frame> frames, const WireOptions& wire, bool may_go_bare) noexcept {
+  return wire.shape == WireShape::packed && may_go_bare && frames.size() == 1 &&
+         frames[0].kind == MemoryKind::host && frames[0].size <= wire.eager;
+}
+
+template <class Frame>
 MessagePlan plan_message(std::span<const Frame> frames, const WireOptions& wire, bool may_go_bare,
                          std::span<FramePlace> places) noexcept {
   MessagePlan plan;
   const bool packed = wire.shape == WireShape::packed;
-  if (packed && may_go_bare && frames.size() == 1 && frames[0].kind == MemoryKind::host &&
-      frames[0].size <= wire.eager) {
+  if (goes_bare(frames, wire, may_go_bare)) {
     plan.layout = Layout::bare;
     plan.inline_bytes = frames[0].size;
     places[0] = FramePlace{};

@@ -165,9 +165,8 @@ class EventLoop {
   // Runs the loop until `task` finishes and returns its result (or rethrows).
   template <typename T>
   T run(Task<T> task) {
-    auto h = task.handle();
-    schedule(h);
-    while (!h.done()) run_once();
+    if (task.valid() && !task.started()) schedule(task.handle());
+    while (!task.done()) run_once();
     return task.result();
   }
 

@@ -176,6 +176,14 @@ Task<void> TcpComm::send_iov(iovec* iov, size_t count, CancelToken token) {
 }
 
 Task<void> TcpComm::write(const Message& msg, CancelToken token) {
+  // Started now, as every backend's write is (comm.hpp): it takes the write lock and
+  // sends what the socket takes within the call, so writes go out in call order.
+  Task<void> t = write_message(msg, token);
+  t.start();
+  return t;
+}
+
+Task<void> TcpComm::write_message(const Message& msg, CancelToken token) {
   auto guard = co_await write_lock_.lock();
   check_open("write");
   const size_t hb = header_bytes(msg.frames.size());

@@ -50,6 +50,8 @@ class TcpComm final : public Comm {
   // Fills `out` completely: first from staging, then straight from the socket.
   Task<void> read_into(std::byte* out, size_t n, CancelToken token);
   Task<void> send_iov(::iovec* iov, size_t count, CancelToken token);
+  // The write itself, which write() starts within the call.
+  Task<void> write_message(const Message& msg, CancelToken token);
   // What a message needs when the socket is ready, done without a coroutine of its own: a
   // 64 B message's read and write each made three more coroutine frames than this
   // (results/layer-2026-11-30), and the frames cost more than the work in them.

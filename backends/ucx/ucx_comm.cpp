@@ -145,6 +145,57 @@ void UcxComm::progress_after_send() {
 }
 
 Task<void> UcxComm::write(const Message& msg, CancelToken token) {
+  // Cooperative: the usual small message is sent within the call, without a frame, an Op
+  // or a wait. FORCE_IMM_CMPL asks UCX to send it now or not at all (NO_RESOURCE: the
+  // shared-memory queue is full), so no request, and no callback into memory of ours, is
+  // ever left behind. Anything else, or anything unusual (closed, cancelled, over the
+  // limits: the frame says which error), takes the coroutine, started now so that every
+  // write posts its sends in call order (comm.hpp). The other policies' waits need the
+  // Op, so they always take the coroutine.
+  if (worker_->policy() == Progress::cooperative && !closed() && !token.cancelled() &&
+      goes_bare(msg) && within_limits(msg, limits_)) {
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+    const Buffer& f = msg.frames[0];
+    void* r = ucp_tag_send_nbx(ep_->data, f.data, f.size, send_tag_ | kBareTagBit, &p);
+    if (r == nullptr) {
+      progress_after_send();
+      return {};
+    }
+    Task<void> rest;
+    if (!UCS_PTR_IS_ERR(r))
+      rest = finish_unowned_send(r, token);  // a UCX that ignored FORCE_IMM_CMPL
+    else if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE)
+      rest = send_failed(UCS_PTR_STATUS(r), token);
+    if (rest.valid()) {
+      rest.start();
+      return rest;
+    }
+  }
+  Task<void> t = write_message(msg, token);
+  t.start();
+  return t;
+}
+
+Task<void> UcxComm::send_failed(ucs_status_t status, CancelToken token) {
+  write_failed(status, token);
+  co_return;
+}
+
+Task<void> UcxComm::finish_unowned_send(void* request, CancelToken token) {
+  // Posted without a callback: polled, as close() polls its close packet.
+  ++ep_->sends_in_flight;
+  ucs_status_t s;
+  while ((s = ucp_request_check_status(request)) == UCS_INPROGRESS) {
+    worker_->progress();
+    co_await worker_->loop().yield();
+  }
+  --ep_->sends_in_flight;
+  ucp_request_free(request);
+  if (s != UCS_OK) write_failed(s, token);
+}
+
+Task<void> UcxComm::write_message(const Message& msg, CancelToken token) {
   if (closed()) closed_error("write");
   token.throw_if_cancelled("ucx write");
   if (goes_bare(msg)) {

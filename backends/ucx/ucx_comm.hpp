@@ -64,6 +64,12 @@ class UcxComm final : public Comm {
   CancelHook receive_hook() noexcept { return {&UcxComm::cancel_receive, this}; }
   CancelHook send_hook() noexcept { return {&UcxComm::cancel_send, this}; }
   bool goes_bare(const Message& msg) const noexcept;
+  // write's parts (ucx_comm.cpp): the coroutine for any message, started by write; an
+  // immediate send's error, reported when awaited; a send UCX did not finish at once
+  // although asked to, polled to its end.
+  Task<void> write_message(const Message& msg, CancelToken token);
+  Task<void> send_failed(ucs_status_t status, CancelToken token);
+  Task<void> finish_unowned_send(void* request, CancelToken token);
   // Cooperative: one worker progress after a write has posted its sends.
   void progress_after_send();
   [[noreturn]] void write_failed(ucs_status_t status, CancelToken token);

@@ -136,6 +136,30 @@ TEST_P(CommSuite, ConcurrentWritesAndReadsKeepOrder) {
   });
 }
 
+// A write starts within its call (comm.hpp): writes go out in the order they are called,
+// whatever order their Tasks are awaited in. Here they are awaited last first, small bare
+// messages among multi-frame and large ones (which wait for room mid-send). Lazy writes,
+// which started only when awaited, sent them in reverse.
+TEST_P(CommSuite, WritesGoOutInCallOrderWhateverTheAwaitOrder) {
+  const std::vector<Shape> shapes = {{8}, {3, 5, 0}, {(1u << 20) + 3}, {16}, {0}, {200000, 7}, {1}};
+  run([&](CancelToken) -> Task<void> {
+    auto comm = co_await connect(co_await listen(echo()));
+    std::vector<PatternMessage> outs;
+    for (size_t id = 0; id < shapes.size(); ++id) outs.emplace_back(id, shapes[id]);
+    std::vector<Task<void>> writes;
+    for (const auto& out : outs) writes.push_back(comm->write(out.msg));
+    std::vector<Message> ins(shapes.size());
+    std::vector<Task<void>> ops;
+    for (size_t i = writes.size(); i-- > 0;) ops.push_back(std::move(writes[i]));
+    for (auto& in : ins) ops.push_back(comm->read(in));
+    co_await when_all(std::move(ops));
+    for (size_t id = 0; id < shapes.size(); ++id)
+      EXPECT_EQ(wrong_bytes(ins[id], id, shapes[id]), 0u) << "message " << id;
+    co_await comm->close();
+  });
+  expect_clean_handlers();
+}
+
 TEST_P(CommSuite, ReadInProgressFailsWhenPeerCloses) {
   run([&](CancelToken) -> Task<void> {
     std::unique_ptr<Comm> server, client;

@@ -1,17 +1,23 @@
-// Task<T>: laziness, values, exceptions, and no stack growth on long await chains.
+// Task<T>: laziness, values, exceptions, no stack growth on long await chains, and the
+// two forms for operations that finish within their call (empty, start()).
+#include "runtime/task.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
 #include "runtime/event_loop.hpp"
-#include "runtime/task.hpp"
 
 using namespace commbench;
 
 namespace {
 
-Task<int> value(int v) { co_return v; }
-Task<int> add(int a, int b) { co_return co_await value(a) + co_await value(b); }
+Task<int> value(int v) {
+  co_return v;
+}
+Task<int> add(int a, int b) {
+  co_return co_await value(a) + co_await value(b);
+}
 Task<void> thrower() {
   throw std::runtime_error("boom");
   co_return;
@@ -75,6 +81,75 @@ TEST(Task, SymmetricTransferKeepsStackFlat) {
     co_return sum;
   };
   EXPECT_EQ(loop.run(loop_body()), 1'000'000);
+}
+
+// An empty Task<void> is a finished one: what a comm returns for a write that completed
+// within its call (no frame).
+TEST(Task, EmptyVoidTaskIsFinished) {
+  Task<void> empty;
+  EXPECT_FALSE(empty.valid());
+  EXPECT_TRUE(empty.done());
+  EventLoop loop;
+  loop.run(Task<void>{});
+  bool after = false;
+  auto outer = [&]() -> Task<int> {
+    co_await Task<void>{};
+    after = true;
+    co_return 5;
+  };
+  EXPECT_EQ(loop.run(outer()), 5);
+  EXPECT_TRUE(after);
+}
+
+// start() runs the task in the caller up to its first suspension; awaiting it then waits
+// for the rest, and the rest runs once, on the loop.
+TEST(Task, StartRunsUntilTheFirstSuspensionAndAwaitWaitsForTheRest) {
+  EventLoop loop;
+  int steps = 0;
+  auto body = [&]() -> Task<void> {
+    ++steps;
+    co_await loop.yield();
+    ++steps;
+  };
+  auto t = body();
+  t.start();
+  EXPECT_EQ(steps, 1);
+  EXPECT_TRUE(t.started());
+  EXPECT_FALSE(t.done());
+  t.start();  // a second start does nothing
+  EXPECT_EQ(steps, 1);
+  auto outer = [&](Task<void> inner) -> Task<int> {
+    co_await std::move(inner);
+    co_return steps;
+  };
+  EXPECT_EQ(loop.run(outer(std::move(t))), 2);
+}
+
+// A started task that ended within start() keeps its result and its error for the await.
+TEST(Task, StartedTaskThatEndedReportsWhenAwaited) {
+  EventLoop loop;
+  auto ok = value(3);
+  ok.start();
+  EXPECT_TRUE(ok.done());
+  EXPECT_EQ(loop.run(std::move(ok)), 3);
+  auto bad = thrower();
+  EXPECT_NO_THROW(bad.start());
+  EXPECT_TRUE(bad.done());
+  EXPECT_THROW(loop.run(std::move(bad)), std::runtime_error);
+}
+
+// A started task still suspended when the loop runs it to the end directly.
+TEST(Task, LoopRunsAStartedTaskWithoutResumingItTwice) {
+  EventLoop loop;
+  int resumed = 0;
+  auto body = [&]() -> Task<int> {
+    co_await loop.yield();
+    ++resumed;
+    co_return resumed;
+  };
+  auto t = body();
+  t.start();
+  EXPECT_EQ(loop.run(std::move(t)), 1);
 }
 
 TEST(Task, DestroyingUnstartedTaskIsSafe) {
