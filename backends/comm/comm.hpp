@@ -29,7 +29,8 @@ class Comm {
   // write the library finished within the call returns a finished Task (empty: no
   // coroutine frame, which costs more than a small message's send). Errors are reported
   // when the Task is awaited, never by the call. The frames' memory must stay valid
-  // until the Task is done.
+  // until the Task is done, and the Task must be awaited (or the comm aborted and the
+  // loop run) before it is dropped: a started write may be waiting on the comm.
   virtual Task<void> write(const Message& msg, CancelToken token = {}) = 0;
   // Receives the next message into `into` (its frames are replaced; storage reused).
   // Throws CommClosedError when the peer closes or dies, also while the read is waiting.

@@ -165,7 +165,10 @@ Task<void> MpiComm::write(const Message& msg, CancelToken token) {
     ++ch_->sent;
     int flag = 0;
     rc = MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && flag) return {};
+    if (rc == MPI_SUCCESS && flag) {
+      engine_->loop().retry_found_something();  // as a wait whose test succeeded
+      return {};
+    }
     Task<void> rest = finish_bare_send(r, rc, token);
     rest.start();
     return rest;

@@ -51,13 +51,13 @@ class MpiComm final : public Comm, private ChannelOwner {
   // ChannelOwner: the peer closed (its notice, or a receive after it): fail reads that
   // can never be matched.
   void fail_unmatchable_reads() noexcept override;
-  // Inline, with the errors out of line: every read checks twice and every write once,
-  // and as calls building their messages they cost some 45 instructions a message.
   // write's parts: the coroutine for any message (started by write), and for a bare send
   // that did not finish within the call, the wait for the rest (mpi_comm.cpp).
   Task<void> write_message(const Message& msg, CancelToken token);
   Task<void> finish_bare_send(MPI_Request r, int test_rc, CancelToken token);
   static Task<void> send_failed(int rc);
+  // Inline, with the errors out of line: every read checks twice and every write once,
+  // and as calls building their messages they cost some 45 instructions a message.
   void check_writable() const {
     if (closed_ || ch_->peer_closed) [[unlikely]]
       not_writable();

@@ -123,18 +123,20 @@ struct MessagePlan {
   size_t messages() const noexcept { return lead_messages() + frame_messages; }
 };
 
-// The plan of a message of `frames` (anything with .size and .kind: Buffer, FrameInfo)
-// under `wire`; places[i] receives frame i's place (places holds at least frames.size()).
-// may_go_bare: the sender's route is a lane (the receiver passes false: the tag told it
-// whether the message is bare). Packed inlines, in order, every frame that still fits in
-// the `eager` budget left by the frames inlined before it (so a 0-byte frame always does);
-// per-frame inlines nothing, and neither layout inlines a device frame.
+// Whether a message of `frames` goes bare (plan_message's first rule; mpi write's
+// frame-free path asks it alone).
 template <class Frame>
 bool goes_bare(std::span<const Frame> frames, const WireOptions& wire, bool may_go_bare) noexcept {
   return wire.shape == WireShape::packed && may_go_bare && frames.size() == 1 &&
          frames[0].kind == MemoryKind::host && frames[0].size <= wire.eager;
 }
 
+// The plan of a message of `frames` (anything with .size and .kind: Buffer, FrameInfo)
+// under `wire`; places[i] receives frame i's place (places holds at least frames.size()).
+// may_go_bare: the sender's route is a lane (the receiver passes false: the tag told it
+// whether the message is bare). Packed inlines, in order, every frame that still fits in
+// the `eager` budget left by the frames inlined before it (so a 0-byte frame always does);
+// per-frame inlines nothing, and neither layout inlines a device frame.
 template <class Frame>
 MessagePlan plan_message(std::span<const Frame> frames, const WireOptions& wire, bool may_go_bare,
                          std::span<FramePlace> places) noexcept {

@@ -146,9 +146,11 @@ void UcxComm::progress_after_send() {
 
 Task<void> UcxComm::write(const Message& msg, CancelToken token) {
   // Cooperative: the usual small message is sent within the call, without a frame, an Op
-  // or a wait. FORCE_IMM_CMPL asks UCX to send it now or not at all (NO_RESOURCE: the
-  // shared-memory queue is full), so no request, and no callback into memory of ours, is
-  // ever left behind. Anything else, or anything unusual (closed, cancelled, over the
+  // or a wait. FORCE_IMM_CMPL asks UCX to send it now or not at all, so no request, and no
+  // callback into memory of ours, is ever left behind. "Not at all" (NO_RESOURCE) means
+  // above the transport's inline (short) size or a full queue: one early-failing call,
+  // then the coroutine sends it as before (128 B-2 KiB did not get slower:
+  // results/ab-layer-floor). Anything else, or anything unusual (closed, cancelled, over the
   // limits: the frame says which error), takes the coroutine, started now so that every
   // write posts its sends in call order (comm.hpp). The other policies' waits need the
   // Op, so they always take the coroutine.
@@ -183,16 +185,27 @@ Task<void> UcxComm::send_failed(ucs_status_t status, CancelToken token) {
 }
 
 Task<void> UcxComm::finish_unowned_send(void* request, CancelToken token) {
-  // Posted without a callback: polled, as close() polls its close packet.
+  // Posted without a callback: polled, as close() polls its close packet. Freed at the
+  // end whatever happened (UCX finishes a released request itself). A close, an abort or
+  // the token ends the wait as they end a waiting write.
   ++ep_->sends_in_flight;
   ucs_status_t s;
-  while ((s = ucp_request_check_status(request)) == UCS_INPROGRESS) {
+  while ((s = ucp_request_check_status(request)) == UCS_INPROGRESS && !closed() &&
+         !token.cancelled()) {
     worker_->progress();
     co_await worker_->loop().yield();
   }
   --ep_->sends_in_flight;
   ucp_request_free(request);
-  if (s != UCS_OK) write_failed(s, token);
+  if (s == UCS_OK) co_return;
+  if (s == UCS_INPROGRESS) {
+    if (token.cancelled()) {
+      abort();  // part of the message may be out, as cancel_send says
+      token.throw_cancelled("ucx write");
+    }
+    closed_error("write");
+  }
+  write_failed(s, token);
 }
 
 Task<void> UcxComm::write_message(const Message& msg, CancelToken token) {

@@ -87,12 +87,27 @@ class RawMpiDriver final : public RawDriver {
     });
   }
   void send_ack() {
-    raw_mpi::check(MPI_Send(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_), "send ack");
+    if (tests_) {
+      MPI_Request r;
+      raw_mpi::check(MPI_Isend(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, &r),
+                     "isend ack");
+      spin(r, "test isend ack");
+    } else {
+      raw_mpi::check(MPI_Send(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_), "send ack");
+    }
     progress::tick();
   }
   void recv_ack() {
-    raw_mpi::check(MPI_Recv(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, MPI_STATUS_IGNORE),
-                   "recv ack");
+    if (tests_) {
+      MPI_Request r;
+      raw_mpi::check(MPI_Irecv(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, &r),
+                     "irecv ack");
+      spin(r, "test irecv ack");
+    } else {
+      raw_mpi::check(
+          MPI_Recv(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, MPI_STATUS_IGNORE),
+          "recv ack");
+    }
     progress::tick();
   }
 

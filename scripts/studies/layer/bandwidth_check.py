@@ -5,16 +5,15 @@ builds alternating. Target: at least 0.97x of raw.
 
   scripts/studies/layer/bandwidth_check.py OUT [--rounds 3] [--flavors openmpi,mpich]
 Writes OUT/<flavor>-<round>.csv (+ sidecars) and bandwidth.md; prints bandwidth.md."""
-import argparse
 import os
 import statistics
 import sys
 from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from cbresults import launch, schema  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "..", "lib"))
+sys.path.insert(0, HERE)
+import rounds  # noqa: E402 (this folder)
 
 # Each policy and the raw variants of its library.
 POLICIES = {"ucx:cooperative": ("raw-ucx:polling",), "mpi:cooperative": ("raw-mpi:blocking",),
@@ -59,31 +58,11 @@ def table(per_flavor):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out", help="folder for the CSVs and bandwidth.md")
-    ap.add_argument("--rounds", type=int, default=3, help="invocations per MPI build (default 3)")
-    ap.add_argument("--flavors", default="openmpi,mpich", help="MPI builds (default both)")
-    args = ap.parse_args(argv)
-    if args.rounds < 1:
-        ap.error("--rounds must be at least 1")
-    os.makedirs(args.out, exist_ok=True)
-    flavors = [f for f in args.flavors.split(",") if f]
-    per_flavor = {f: [] for f in flavors}
+    args = rounds.parse(__doc__, argv, 3, "folder for the CSVs and bandwidth.md")
+    per_flavor = {f: [] for f in args.flavors}
     backends = ",".join(s for pol, raws in POLICIES.items() for s in (pol,) + raws)
-    for rnd in range(1, args.rounds + 1):
-        for flavor in flavors:
-            exe = os.path.join(ROOT, "build", flavor, "microbench", "bandwidth")
-            if not os.access(exe, os.X_OK):
-                raise SystemExit("bandwidth_check: no %s (cmake --build --preset %s)" % (exe, flavor))
-            csv = os.path.join(args.out, "%s-%d.csv" % (flavor, rnd))
-            cmd = launch.mpirun_prefix(flavor, 2) + [exe, "--backend", backends] + OPTS + [
-                "--csv", csv, "--timeout", "300"]
-            print("bandwidth_check: round %d %s" % (rnd, flavor), flush=True)
-            rc, text = launch.run(cmd, env=launch.mpi_env(flavor), timeout=900)
-            if rc != 0 or not os.path.exists(csv):
-                raise SystemExit("bandwidth_check: %s failed (exit %d): %s" % (
-                    " ".join(cmd), rc, " | ".join(text.strip().splitlines()[-3:])))
-            per_flavor[flavor] += ratios(schema.read_csv(csv))
+    for flavor, rows in rounds.run(args, "bandwidth_check", "bandwidth", backends, OPTS, 300):
+        per_flavor[flavor] += ratios(rows)
     md = table(per_flavor)
     with open(os.path.join(args.out, "bandwidth.md"), "w") as f:
         f.write(md)

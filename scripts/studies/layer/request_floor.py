@@ -13,16 +13,15 @@ with its range.
 
   scripts/studies/layer/request_floor.py OUT [--rounds 9] [--flavors openmpi,mpich]
 Writes OUT/<flavor>-<round>.csv (+ sidecars), floor.json and floor.md; prints floor.md."""
-import argparse
 import json
 import os
 import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from cbresults import launch, schema  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "..", "lib"))
+sys.path.insert(0, HERE)
+import rounds  # noqa: E402 (this folder)
 
 SERIES = ("mpi:cooperative", "raw-mpi:blocking", "raw-mpi:test")
 BANDS = (("1-64 B", 1, 64), ("128 B-4 KiB", 128, 4096))
@@ -81,37 +80,17 @@ def table(rounds_by_flavor):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out", help="folder for the CSVs, floor.json and floor.md")
-    ap.add_argument("--rounds", type=int, default=9, help="invocations per MPI build (default 9)")
-    ap.add_argument("--flavors", default="openmpi,mpich", help="MPI builds (default both)")
-    args = ap.parse_args(argv)
-    if args.rounds < 1:
-        ap.error("--rounds must be at least 1")
-    os.makedirs(args.out, exist_ok=True)
-    flavors = [f for f in args.flavors.split(",") if f]
-    rounds = {f: [] for f in flavors}
-    for rnd in range(1, args.rounds + 1):
-        for flavor in flavors:  # the builds alternate, so a drift of the machine hits both
-            exe = os.path.join(ROOT, "build", flavor, "microbench", "pingpong")
-            if not os.access(exe, os.X_OK):
-                raise SystemExit("request_floor: no %s (cmake --build --preset %s)" % (exe, flavor))
-            csv = os.path.join(args.out, "%s-%d.csv" % (flavor, rnd))
-            cmd = launch.mpirun_prefix(flavor, 2) + [exe, "--backend", ",".join(SERIES)] + OPTS + [
-                "--csv", csv, "--timeout", "120"]
-            print("request_floor: round %d %s" % (rnd, flavor), flush=True)
-            rc, text = launch.run(cmd, env=launch.mpi_env(flavor), timeout=600)
-            if rc != 0 or not os.path.exists(csv):
-                raise SystemExit("request_floor: %s failed (exit %d): %s" % (
-                    " ".join(cmd), rc, " | ".join(text.strip().splitlines()[-3:])))
-            rounds[flavor].append(band_medians(schema.read_csv(csv)))
-    md = table(rounds)
+    args = rounds.parse(__doc__, argv, 9, "folder for the CSVs, floor.json and floor.md")
+    per_flavor = {f: [] for f in args.flavors}
+    for flavor, rows in rounds.run(args, "request_floor", "pingpong", ",".join(SERIES), OPTS, 120):
+        per_flavor[flavor].append(band_medians(rows))
+    md = table(per_flavor)
     with open(os.path.join(args.out, "floor.md"), "w") as f:
         f.write(md)
     with open(os.path.join(args.out, "floor.json"), "w") as f:
         json.dump({"command": " ".join(["scripts/studies/layer/request_floor.py"] +
                                        list(sys.argv[1:] if argv is None else argv)),
-                   "pingpong_options": OPTS, "series": SERIES, "rounds": rounds}, f, indent=1)
+                   "pingpong_options": OPTS, "series": SERIES, "rounds": per_flavor}, f, indent=1)
     print(md, end="")
     return 0
 

@@ -29,6 +29,13 @@ FaultComm::FaultComm(EventLoop& loop, std::unique_ptr<Comm> inner, std::shared_p
       side_(side) {}
 
 Task<void> FaultComm::write(const Message& msg, CancelToken token) {
+  // Started now, as every comm's write is (comm.hpp): writes go out in call order.
+  Task<void> t = write_message(msg, token);
+  t.start();
+  return t;
+}
+
+Task<void> FaultComm::write_message(const Message& msg, CancelToken token) {
   int nth = faulty() ? writes_++ : -2;
   if (faulty() && plan_->write_delay.count() > 0)
     co_await loop_.sleep_for(plan_->write_delay, token);

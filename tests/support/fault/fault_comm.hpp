@@ -24,6 +24,8 @@ class FaultComm final : public CommDecorator {
 
  private:
   Task<void> write_cut(const Message& wire);
+  // The write itself, which write() starts within the call.
+  Task<void> write_message(const Message& msg, CancelToken token);
   // Whether the plan's per-comm faults apply to this end.
   bool faulty() const noexcept {
     return plan_->comm_side == Side::both || plan_->comm_side == side_;
