@@ -60,56 +60,16 @@ class RawMpiDriver final : public RawDriver {
   // (the watchdog allows a window's worth of time for it).
   void send(const std::byte* p, size_t n) {
     raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
-      if (tests_) {
-        MPI_Request r;
-        raw_mpi::check(MPI_Isend(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, &r),
-                       "isend");
-        spin(r, "test isend");
-      } else {
-        raw_mpi::check(MPI_Send(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_), "send");
-      }
-      progress::tick();
+      send_one(p + at, bytes, MPI_BYTE, raw_mpi::kDataTag, "send");
     });
   }
   void recv(std::byte* p, size_t n) {
     raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
-      if (tests_) {
-        MPI_Request r;
-        raw_mpi::check(MPI_Irecv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, &r),
-                       "irecv");
-        spin(r, "test irecv");
-      } else {
-        raw_mpi::check(
-            MPI_Recv(p + at, bytes, MPI_BYTE, peer_, raw_mpi::kDataTag, comm_, MPI_STATUS_IGNORE),
-            "recv");
-      }
-      progress::tick();
+      recv_one(p + at, bytes, MPI_BYTE, raw_mpi::kDataTag, "recv");
     });
   }
-  void send_ack() {
-    if (tests_) {
-      MPI_Request r;
-      raw_mpi::check(MPI_Isend(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, &r),
-                     "isend ack");
-      spin(r, "test isend ack");
-    } else {
-      raw_mpi::check(MPI_Send(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_), "send ack");
-    }
-    progress::tick();
-  }
-  void recv_ack() {
-    if (tests_) {
-      MPI_Request r;
-      raw_mpi::check(MPI_Irecv(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, &r),
-                     "irecv ack");
-      spin(r, "test irecv ack");
-    } else {
-      raw_mpi::check(
-          MPI_Recv(&ack_, 1, MPI_CHAR, peer_, raw_mpi::kAckTag, comm_, MPI_STATUS_IGNORE),
-          "recv ack");
-    }
-    progress::tick();
-  }
+  void send_ack() { send_one(&ack_, 1, MPI_CHAR, raw_mpi::kAckTag, "send ack"); }
+  void recv_ack() { recv_one(&ack_, 1, MPI_CHAR, raw_mpi::kAckTag, "recv ack"); }
 
   void post_send(const std::byte* p, size_t n) {
     raw_mpi::for_pieces(n, [&](size_t at, int bytes) {
@@ -141,6 +101,28 @@ class RawMpiDriver final : public RawDriver {
     }
     progress::tick();
     reqs.clear();
+  }
+  // One blocking call (variant blocking), or the same call as a request spun on with
+  // MPI_Test (variant test); either way one tick for the watchdog.
+  void send_one(const void* p, int count, MPI_Datatype type, int tag, const char* what) {
+    if (tests_) {
+      MPI_Request r;
+      raw_mpi::check(MPI_Isend(p, count, type, peer_, tag, comm_, &r), what);
+      spin(r, what);
+    } else {
+      raw_mpi::check(MPI_Send(p, count, type, peer_, tag, comm_), what);
+    }
+    progress::tick();
+  }
+  void recv_one(void* p, int count, MPI_Datatype type, int tag, const char* what) {
+    if (tests_) {
+      MPI_Request r;
+      raw_mpi::check(MPI_Irecv(p, count, type, peer_, tag, comm_, &r), what);
+      spin(r, what);
+    } else {
+      raw_mpi::check(MPI_Recv(p, count, type, peer_, tag, comm_, MPI_STATUS_IGNORE), what);
+    }
+    progress::tick();
   }
   static void spin(MPI_Request& r, const char* what) {
     for (int done = 0; !done;) raw_mpi::check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), what);
