@@ -84,6 +84,7 @@ Task<size_t> windows(Windows r, CommDriver& c) {
       co_await c.send_ack();
     }
   }
+  c.settle();  // the last reads' copies, where they complete in stream order
   co_return wrong;
 }
 

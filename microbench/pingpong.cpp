@@ -90,6 +90,7 @@ Task<size_t> round_trips(RoundTrips r, CommDriver& c) {
     }
     if (r.validate) wrong += c.check(in, r.size, theirs);
   }
+  c.settle();  // the last read's copies, where they complete in stream order
   if constexpr (!PerTrip)
     if (initiator) fill_mean(r, start);
   co_return wrong;

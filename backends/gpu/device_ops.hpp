@@ -37,6 +37,11 @@ class DeviceOps {
   // Lanes 0-1 carry a comm's send pipeline, 2-3 its receive pipeline, so a bidirectional
   // exchange never waits on the other direction's copies.
   static constexpr int kLanes = 4;
+  // One more lane that is the legacy default stream itself: its copies come after the
+  // caller's earlier default-stream work and before its later work by construction (no
+  // order_after_default or order_default_after needed, and none has any effect on it).
+  // For copies whose completion the caller takes in stream order (StagedOptions).
+  static constexpr int kDefaultLane = kLanes;
 
   virtual ~DeviceOps() = default;
   // E.g. "cuda:0 NVIDIA H100 80GB HBM3" or "host-simulated".
@@ -48,9 +53,10 @@ class DeviceOps {
   // Page-locked host memory: copies from and to it run asynchronously.
   virtual MemoryAllocator& pinned_memory() = 0;
 
-  // Starts copying `n` bytes on `lane`; either side may be host or device memory.
-  // Copies on one lane complete in the order they were issued; they are not ordered
-  // after anything else (order_after_default). Throws on failure.
+  // Starts copying `n` bytes on `lane` (0 .. kLanes-1, or kDefaultLane); either side may
+  // be host or device memory. Copies on one lane complete in the order they were issued;
+  // they are not ordered after anything else (order_after_default), except on
+  // kDefaultLane, which runs in default-stream order. Throws on failure.
   virtual void copy_async(void* dst, const void* src, size_t n, int lane) = 0;
   // True once every copy issued on `lane` has finished; never blocks. Once it says so,
   // the copies' bytes are visible to the host and to work on any stream issued later.
@@ -59,7 +65,7 @@ class DeviceOps {
   // still be in flight into or out of their buffers. A device that fails is left alone.
   void drain_lanes() noexcept {
     try {
-      for (int l = 0; l < kLanes; ++l)
+      for (int l = 0; l <= kDefaultLane; ++l)
         while (!lane_idle(l)) {
         }
     } catch (...) {
@@ -82,6 +88,12 @@ class DeviceOps {
   // blocking streams (created without cudaStreamNonBlocking) issued before it, but not a
   // non-blocking stream's or the per-thread default stream's. Throws on failure.
   virtual void order_after_default(int lane) = 0;
+  // The other direction: makes all the work issued on the legacy default stream from now
+  // on (copy(), the caller's kernels, synchronize_default()) wait for every copy issued on
+  // `lane` so far, without blocking the host (cudaStreamWaitEvent on cudaStreamLegacy for
+  // the event behind the lane's last copy). What a read whose completion is stream-ordered
+  // ends with instead of waiting for its lanes. Throws on failure.
+  virtual void order_default_after(int lane) = 0;
   // Blocks until all work issued on the legacy default stream has finished
   // (cudaStreamSynchronize(cudaStreamLegacy)): for handing device buffers to a library
   // that is not stream-ordered (a CUDA-aware MPI or UCX, on the pass-through path).

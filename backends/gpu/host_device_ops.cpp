@@ -97,21 +97,36 @@ size_t HostDeviceOps::device_bytes_live() const noexcept {
 }
 
 void HostDeviceOps::copy_async(void* dst, const void* src, size_t n, int lane) {
-  if (lane < 0 || lane >= kLanes) throw std::invalid_argument("copy_async: bad lane");
+  if (lane < 0 || lane > kDefaultLane) throw std::invalid_argument("copy_async: bad lane");
+  ++issued_;
+  if (lane == kDefaultLane) {
+    // cudaMemcpyAsync on the legacy stream: after its earlier work, source read as it runs.
+    default_.push_back({++default_seq_, dst, src, n, {}});
+    default_lane_seq_ = default_seq_;
+    default_lane_polls_ = polls_per_copy_;
+    return;
+  }
   int pair = lane & ~1;  // lanes 0-1 and 2-3 form one pipeline each
   int other = pair + (lane == pair ? 1 : 0);
   if (busy(other)) ++overlapped_;
-  ++issued_;
-  lanes_[lane].push_back({dst, src, n, polls_per_copy_, std::nullopt});
+  lanes_[lane].push_back({dst, src, n, polls_per_copy_, std::nullopt, ++lane_issued_[lane]});
 }
 
 bool HostDeviceOps::busy(int lane) const noexcept {
+  if (lane == kDefaultLane) return !default_.empty() && default_.front().seq <= default_lane_seq_;
   for (const auto& p : lanes_[lane])
     if (!p.mark) return true;
   return false;
 }
 
 bool HostDeviceOps::lane_idle(int lane) {
+  if (lane == kDefaultLane) {
+    // Its event stands behind its last copy and everything on the stream before that.
+    if (!busy(kDefaultLane)) return true;
+    if (--default_lane_polls_ > 0) return false;
+    land_default(default_lane_seq_);
+    return true;
+  }
   auto& q = lanes_[lane];
   // A lane that reaches an order_after_default mark waits for the default stream: the
   // copies before the mark land now (taking no polls), the lane's next copy after them.
@@ -127,9 +142,26 @@ bool HostDeviceOps::lane_idle(int lane) {
     Pending p = q.front();
     q.pop_front();
     if (p.n) std::memcpy(p.dst, p.src, p.n);
+    lane_done_[lane] = p.no;
     pass_marks();
   }
   return q.empty();
+}
+
+void HostDeviceOps::finish_lane(int lane, uint64_t upto) {
+  auto& q = lanes_[lane];
+  // The marks met before those copies point at default-stream work issued before them,
+  // hence before the default-stream mark being landed: they never wait for it.
+  while (lane_done_[lane] < upto && !q.empty()) {
+    Pending p = q.front();
+    q.pop_front();
+    if (p.mark) {
+      land_default(*p.mark);
+      continue;
+    }
+    if (p.n) std::memcpy(p.dst, p.src, p.n);
+    lane_done_[lane] = p.no;
+  }
 }
 
 void HostDeviceOps::copy(void* dst, const void* src, size_t n) {
@@ -156,9 +188,18 @@ void HostDeviceOps::copy(void* dst, const void* src, size_t n) {
 }
 
 void HostDeviceOps::order_after_default(int lane) {
-  if (lane < 0 || lane >= kLanes) throw std::invalid_argument("order_after_default: bad lane");
-  if (default_.empty()) return;  // nothing on the default stream to wait for
+  if (lane < 0 || lane > kDefaultLane) throw std::invalid_argument("order_after_default: bad lane");
+  if (lane == kDefaultLane || default_.empty()) return;  // nothing to wait for
   lanes_[lane].push_back({nullptr, nullptr, 0, 0, default_seq_});
+}
+
+void HostDeviceOps::order_default_after(int lane) {
+  if (lane < 0 || lane > kDefaultLane) throw std::invalid_argument("order_default_after: bad lane");
+  if (lane == kDefaultLane || lane_done_[lane] == lane_issued_[lane]) return;
+  DefaultCopy mark{++default_seq_, nullptr, nullptr, 0, {}};
+  mark.wait_lane = lane;
+  mark.lane_upto = lane_issued_[lane];
+  default_.push_back(std::move(mark));
 }
 
 void HostDeviceOps::synchronize_default() {
@@ -167,9 +208,12 @@ void HostDeviceOps::synchronize_default() {
 
 void HostDeviceOps::land_default(uint64_t upto) {
   while (!default_.empty() && default_.front().seq <= upto) {
-    DefaultCopy& c = default_.front();
-    std::memcpy(c.dst, c.staged.empty() ? c.src : c.staged.data(), c.n);
+    DefaultCopy c = std::move(default_.front());
     default_.pop_front();
+    if (c.wait_lane >= 0)
+      finish_lane(c.wait_lane, c.lane_upto);
+    else if (c.n)
+      std::memcpy(c.dst, c.staged.empty() ? c.src : c.staged.data(), c.n);
   }
 }
 

@@ -15,6 +15,10 @@
 // order_after_default reads the old bytes, as on a GPU, where the lanes are non-blocking
 // streams. Copies into host memory and from pinned memory land every pending
 // default-stream copy first and then run at once (cudaMemcpy returns complete).
+// Copies on kDefaultLane join the default stream's queue (they land with it, or when that
+// lane is polled `polls_per_copy` times), and order_default_after(lane) puts a mark in that
+// queue which, when reached, finishes the lane's copies issued before it: default-stream
+// work after it sees them, earlier work (and the host, unsynchronised) does not.
 //
 // CUDA IPC is simulated: device memory is shared memory, a handle names the allocation
 // (its base, id and size, the process and the memfd holding it), and opening another
@@ -46,6 +50,7 @@ class HostDeviceOps final : public DeviceOps {
   bool lane_idle(int lane) override;
   void copy(void* dst, const void* src, size_t n) override;
   void order_after_default(int lane) override;
+  void order_default_after(int lane) override;
   void synchronize_default() override;
   std::optional<DeviceAllocation> find_allocation(const void* p) override;
   IpcHandle ipc_export(void* base) override;
@@ -58,7 +63,8 @@ class HostDeviceOps final : public DeviceOps {
   size_t overlapped_issues() const noexcept { return overlapped_; }
   // Whether a copy is pending on `lane` (does not count as a poll).
   bool busy(int lane) const noexcept;
-  // copy()s issued into device memory whose bytes have not landed yet.
+  // Entries of the simulated default stream that have not run yet: copy()s into device
+  // memory, kDefaultLane copies and order_default_after marks.
   size_t default_pending() const noexcept { return default_.size(); }
   size_t device_bytes_live() const noexcept;
   size_t ipc_exports() const noexcept { return ipc_exports_; }
@@ -67,33 +73,44 @@ class HostDeviceOps final : public DeviceOps {
   size_t ipc_mapped() const noexcept { return ipc_mapped_; }
 
  private:
-  // A lane entry: a copy, or (mark set) the point where the lane waits for the
-  // default-stream copies numbered up to *mark, which takes no polls of its own.
+  // A lane entry: copy number `no` of the lane, or (mark set) the point where the lane
+  // waits for the default-stream copies numbered up to *mark, which takes no polls of its
+  // own.
   struct Pending {
     void* dst;
     const void* src;
     size_t n;
     int polls_left;
     std::optional<uint64_t> mark;
+    uint64_t no = 0;
   };
-  // A copy() on the simulated legacy default stream that has not landed: `src` is read
-  // when it lands (device to device) unless `staged` holds the bytes it read at the call
-  // (pageable host to device, as cudaMemcpy's staging buffer does).
+  // A copy() or kDefaultLane copy on the simulated legacy default stream that has not
+  // landed: `src` is read when it lands (device to device, pinned on kDefaultLane) unless
+  // `staged` holds the bytes it read at the call (pageable host to device, as cudaMemcpy's
+  // staging buffer does). With `wait_lane` set it is an order_default_after mark instead:
+  // landing it finishes that lane's copies numbered up to `lane_upto`.
   struct DefaultCopy {
     uint64_t seq;
     void* dst;
     const void* src;
     size_t n;
     std::vector<std::byte> staged;
+    int wait_lane = -1;
+    uint64_t lane_upto = 0;
   };
   struct Tracker;
   void* open_peer(uint64_t pid, uint64_t fd, uint64_t id, uint64_t size);
   // Lands, in order, the pending default-stream copies numbered up to `upto`.
   void land_default(uint64_t upto);
+  // Runs `lane`'s copies up to number `upto` now (and the marks before them).
+  void finish_lane(int lane, uint64_t upto);
   int polls_per_copy_;
   std::deque<Pending> lanes_[kLanes];
   std::deque<DefaultCopy> default_;
-  uint64_t default_seq_ = 0;  // the number of the last copy() put on default_
+  uint64_t default_seq_ = 0;       // the number of the last copy() put on default_
+  uint64_t default_lane_seq_ = 0;  // ... and of the last kDefaultLane copy
+  int default_lane_polls_ = 0;     // polls of kDefaultLane left before it lands
+  uint64_t lane_issued_[kLanes] = {}, lane_done_[kLanes] = {};  // copies per lane
   size_t issued_ = 0, overlapped_ = 0;
   size_t ipc_exports_ = 0, ipc_opens_ = 0, ipc_mapped_ = 0;
   std::unique_ptr<Tracker> device_, pinned_;

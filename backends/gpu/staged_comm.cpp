@@ -109,8 +109,12 @@ Task<void> StagedComm::write_message(const Message& msg, CancelToken token) {
 
 Task<void> StagedComm::read(Message& into, CancelToken token) {
   auto guard = co_await read_mutex_.lock();
+  const bool stream = opt_.stream_ordered_reads;
   Message& head = rx_[0];
-  co_await wait_lane(kRecvLane);  // rx_[0] may still feed a copy from the last read
+  // rx_[0] may still feed a copy from the last read: a chunk's, or, where reads do not
+  // wait for their copies (stream-ordered), the head frames' on the default stream.
+  co_await wait_lane(kRecvLane);
+  if (stream) co_await wait_lane(kDefaultLane);
   co_await inner_->read(head, token);
   if (head.frames.empty()) throw ProtocolError("staged: message without descriptor");
   const Buffer& d = head.frames[0];
@@ -135,11 +139,17 @@ Task<void> StagedComm::read(Message& into, CancelToken token) {
     else
       chunks_to_device = true;
   }
-  // Small inline messages: blocking copies on the default stream (StagedOptions), which
-  // come after the caller's default-stream work and return with the bytes landed (the
-  // source is pinned).
-  const bool sync_copy = chunks.empty() && to_device <= opt_.sync_copy_max;
-  if ((head_to_device && !sync_copy) || chunks_to_device) ops_.order_after_default(kRecvLane);
+  // Head frames reach device frames by one of three ways, each after the caller's
+  // default-stream work:
+  // - stream-ordered reads: copies on the default stream itself (kDefaultLane), in order
+  //   both ways by construction and not waited for;
+  // - small inline messages (StagedOptions::sync_copy_max): blocking copies on the
+  //   default stream, which return with the bytes landed (the source is pinned);
+  // - else copies on kRecvLane ordered after the default stream, waited for below.
+  const bool sync_copy = !stream && chunks.empty() && to_device <= opt_.sync_copy_max;
+  const int head_lane = stream ? kDefaultLane : kRecvLane;
+  if ((head_to_device && !stream && !sync_copy) || chunks_to_device)
+    ops_.order_after_default(kRecvLane);
   if (chunks_to_device && chunks.size() > 1) ops_.order_after_default(kRecvLane + 1);
 
   into.prepare_frames(layout.frames.size());
@@ -154,10 +164,10 @@ Task<void> StagedComm::read(Message& into, CancelToken token) {
     if (sync_copy && kind != MemoryKind::host && f.size > 0)
       ops_.copy(dst.data, src.data, f.size);
     else
-      deliver(dst.data, kind, src.data, f.size, kRecvLane);
+      deliver(dst.data, kind, src.data, f.size, head_lane);
   }
 
-  if (!chunks.empty()) co_await wait_lane(kRecvLane);  // rx_[0] is reused for chunk 0
+  if (!chunks.empty()) co_await wait_lane(head_lane);  // rx_[0] is reused for chunk 0
   for (size_t k = 0; k < chunks.size(); ++k) {
     int slot = static_cast<int>(k % 2);
     Message& piece = rx_[slot];
@@ -168,6 +178,13 @@ Task<void> StagedComm::read(Message& into, CancelToken token) {
       throw ProtocolError("staged: chunk " + std::to_string(k) + " has the wrong shape");
     const Buffer& dst = into.frames[c.frame];
     deliver(dst.bytes() + c.offset, dst.kind, piece.frames[0].data, c.bytes, kRecvLane + slot);
+  }
+  if (stream) {
+    // Done in stream order: the default stream's later work waits for the chunk copies
+    // on the device; the next read waits for them before it reuses rx_.
+    if (chunks_to_device) ops_.order_default_after(kRecvLane);
+    if (chunks_to_device && chunks.size() > 1) ops_.order_default_after(kRecvLane + 1);
+    co_return;
   }
   co_await wait_lane(kRecvLane);
   co_await wait_lane(kRecvLane + 1);

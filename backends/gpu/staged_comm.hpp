@@ -14,8 +14,9 @@
 // Ordering (backends/gpu/README.md): a write copies device frames out only after the work
 // the caller issued on the legacy default stream before it (a cudaMemcpy that filled
 // them, say); a read delivers into device frames after that work too, and returns with
-// them complete and visible to every stream. Work on the caller's own non-blocking
-// streams is the caller's to synchronise before a write.
+// them complete and visible to every stream, or, with stream_ordered_reads, with them
+// queued on the default stream before the caller's later work there. Work on the caller's
+// own non-blocking streams is the caller's to synchronise before a write.
 #pragma once
 
 #include <memory>
@@ -35,8 +36,16 @@ struct StagedOptions {
   // DeviceOps::copy, a blocking cudaMemcpy on the legacy default stream, instead of a lane
   // copy ordered after the default stream and polled through an event: one CUDA call per
   // side instead of four, and ordered after the caller's default-stream work by
-  // construction. The event loop waits during the copy. 0 = always lanes.
+  // construction. The event loop waits during the copy. 0 = always lanes. Reads use it only
+  // when they complete on the host (below).
   size_t sync_copy_max = 0;
+  // When read() returns (backends/gpu/README.md). false: its device frames have landed,
+  // visible to the host and to work on any stream. true (stream-ordered, as an NCCL call
+  // completes on its stream, here the legacy default one): its copies into them are
+  // queued on the default stream, so work the caller issues there afterwards sees them,
+  // and the host after a synchronisation (a cudaMemcpy out of them, say). The read waits
+  // for no copy: small messages' host-to-device copies overlap the caller's next step.
+  bool stream_ordered_reads = false;
   // The memory kind every received payload frame is delivered in; unset = the kind the
   // sender's frame had (how Dask moves device frames).
   std::optional<MemoryKind> deliver;
@@ -57,6 +66,7 @@ class StagedComm final : public CommDecorator {
   Task<void> write_message(const Message& msg, CancelToken token);
   static constexpr int kSendLane = 0;  // lanes 0, 1
   static constexpr int kRecvLane = 2;  // lanes 2, 3
+  static constexpr int kDefaultLane = DeviceOps::kDefaultLane;
   Task<void> wait_lane(int lane);
   // Places `n` bytes at `dst` (kind `dst_kind`) from pinned `src`, on `lane` if async.
   void deliver(void* dst, MemoryKind dst_kind, const void* src, size_t n, int lane);

@@ -84,6 +84,7 @@ void CommDriver::connect() {
     gpu::StagedOptions so;
     so.chunk_bytes = env_.opts.gpu_chunk_bytes;
     so.sync_copy_max = env_.opts.gpu_sync_copy_bytes;
+    so.stream_ordered_reads = env_.opts.gpu_stream_reads;
     so.deliver = recv_kind_;  // the receiver's --recv-memory, whatever the sender used
     so.limits = env_.opts.backend_options.limits;
     comm_ = std::make_unique<gpu::StagedComm>(std::move(comm_), *ops_, env_.loop, so);
@@ -152,6 +153,12 @@ void CommDriver::setup_gpu() {
     throw std::invalid_argument(
         "--gpu-path pass-through delivers in the sender's memory kind; use --gpu-path "
         "staged for different --send-memory and --recv-memory");
+  if (env_.opts.gpu_stream_reads && path_ != gpu::GpuPath::staged)
+    throw std::invalid_argument(
+        "--gpu-read-completion stream: only the staged path orders "
+        "reads on a stream (this run's GPU path is " +
+        std::string(gpu::to_string(path_)) + ")");
+  stream_reads_ = env_.opts.gpu_stream_reads;
 }
 
 std::unique_ptr<Driver> make_comm_driver(const BackendSpec& spec, DriverEnv& env) {

@@ -90,7 +90,17 @@ class CommDriver final : public Driver {
     return Counted(comm_->write(m));
   }
   Counted recv(Message& m) { return Counted(comm_->read(m)); }
-  Counted send_ack() { return Counted(comm_->write(ack_)); }
+  // An ack says the window has landed, so it waits for stream-ordered reads' copies.
+  Counted send_ack() {
+    settle();
+    return Counted(comm_->write(ack_));
+  }
+  // Waits until the copies that stream-ordered staged reads (--gpu-read-completion stream)
+  // queued on the default stream have landed; nothing otherwise. A timed loop ends with
+  // it, as nccl-tests synchronises its stream before it stops the clock.
+  void settle() {
+    if (stream_reads_) ops_->synchronize_default();
+  }
   Counted recv_ack() { return Counted(comm_->read(ack_in_)); }
 
  private:
@@ -107,6 +117,7 @@ class CommDriver final : public Driver {
   MemoryKind send_kind_ = MemoryKind::host, recv_kind_ = MemoryKind::host;
   gpu::GpuPath path_ = gpu::GpuPath::none;
   gpu::DeviceOps* ops_ = nullptr;
+  bool stream_reads_ = false;  // staged reads complete on the default stream
   Message in_, ack_in_, ack_;
   std::vector<Message> rx_;
   std::byte ack_byte_{1};

@@ -119,6 +119,13 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "copied with a blocking cudaMemcpy instead of a lane copy polled through an "
                  "event (0 = never)")
       ->capture_default_str();
+  app.add_option("--gpu-read-completion", o.gpu_read_completion,
+                 "Staged: when a read of device memory returns. host: its bytes have landed "
+                 "(as UCX and Dask's comms complete) | stream: its host-to-device copies are "
+                 "queued on the legacy default stream, so later work there (and a cudaMemcpy "
+                 "out) sees them, as NCCL completes on a stream; the next write waits for them "
+                 "there, and the timed loop synchronises before it stops the clock")
+      ->capture_default_str();
   app.add_option("--max-frame", o.max_frame,
                  "Largest frame a peer may send us (default: --max-size plus 64 KiB of slack; "
                  "a message may hold that plus 64 KiB)");
@@ -204,6 +211,10 @@ void resolve_bench_options(BenchOptions& o) {
   o.gpu_chunk_bytes = parse_size_option("--gpu-chunk", o.gpu_chunk);
   if (o.gpu_chunk_bytes == 0) throw std::invalid_argument("--gpu-chunk must be > 0");
   o.gpu_sync_copy_bytes = parse_size_option("--gpu-sync-copy", o.gpu_sync_copy);
+  if (o.gpu_read_completion != "host" && o.gpu_read_completion != "stream")
+    throw std::invalid_argument("--gpu-read-completion must be host or stream (got '" +
+                                o.gpu_read_completion + "')");
+  o.gpu_stream_reads = o.gpu_read_completion == "stream";
   // What a peer may ask us to receive is what this run can send: a stray or corrupt
   // header asking for more is refused before anything is allocated (comm/limits.hpp).
   // The slack covers the 1-byte ack and a staged GPU chunk header.

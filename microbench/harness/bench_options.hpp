@@ -40,9 +40,10 @@ struct BenchOptions : RunSelection {
   double read_timeout_s = 5;  // nothing received or sent for this long fails the run; 0 = never
   std::string memory = "host";
   std::string send_memory, recv_memory;
-  std::string gpu_path = "auto";    // auto | pass-through | staged (device memory only)
-  std::string gpu_chunk = "1M";     // staging pipeline chunk
-  std::string gpu_sync_copy = "0";  // staged: blocking copies for messages up to this
+  std::string gpu_path = "auto";             // auto | pass-through | staged (device memory only)
+  std::string gpu_chunk = "1M";              // staging pipeline chunk
+  std::string gpu_sync_copy = "0";           // staged: blocking copies for messages up to this
+  std::string gpu_read_completion = "host";  // staged: host | stream (StagedOptions)
   std::string max_frame;
   std::string delay;  // injected per-message delay in the coroutine driver (regression tests)
   bool test_stray = false;
@@ -55,6 +56,7 @@ struct BenchOptions : RunSelection {
   size_t delay_ns = 0;
   size_t gpu_chunk_bytes = 0;
   size_t gpu_sync_copy_bytes = 0;
+  bool gpu_stream_reads = false;
   bool shared_recv_buffer = false;
   bool time_per_trip = true;
 };

@@ -265,6 +265,7 @@ int BenchSession::finish() {
   settings["gpu_path_requested"] = opts_.gpu_path;
   settings["gpu_chunk_bytes"] = opts_.gpu_chunk_bytes;
   settings["gpu_sync_copy_bytes"] = opts_.gpu_sync_copy_bytes;
+  settings["gpu_read_completion"] = opts_.gpu_read_completion;
   settings["gpu_schedule"] = gpu::device_schedule();  // "" when no device was opened
   settings["inject_delay_ns"] = opts_.delay_ns;
   settings["test_corrupt_payload_every"] = opts_.corrupt_every;

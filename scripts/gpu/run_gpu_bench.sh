@@ -8,10 +8,11 @@
 # default 420 s: the device tool's lease is 15 minutes, its start included): nvidia-smi,
 # the bundle check (one line and exit 1 when a binary cannot start), the GPU tests,
 # cuda_sync_probe under each CUDA scheduling mode (what one small copy costs as the host
-# waits for it), validation of every memory combination and staged copy mode, ping-pong
+# waits for it), validation of every memory combination, staged copy and read mode, ping-pong
 # and bandwidth for tcp, ucx and mpi in host memory and device memory (staged by lanes,
 # staged by blocking copies up to 64 KiB, under the default and the spin and blocking
-# scheduling modes; and under NVIDIA's MPS daemon where the machine has one), pass-through
+# scheduling modes; and under NVIDIA's MPS daemon where the machine has one, with
+# stream-ordered reads too), pass-through
 # with the bundle's CUDA-aware UCX beside staged, and the
 # applications on device memory. Everything is written to a work folder; what comes back
 # is at most 8 files: run.log, summary.txt and gpu-run.tar.gz (all of it).
@@ -130,6 +131,9 @@ for mem in "--memory cuda" "--send-memory cuda --recv-memory host" \
 done
 run_pair validate_pingpong_cuda_synccopy pingpong --memory cuda --gpu-sync-copy 64K --validate \
   -b 1 -e 8M -f 8 --iters 50 --iters-large 10
+run_pair validate_pingpong_cuda_streamreads pingpong --memory cuda --gpu-path staged \
+  --gpu-sync-copy 64K --gpu-read-completion stream --validate -b 1 -e 8M -f 8 --iters 50 \
+  --iters-large 10
 run_pair validate_bandwidth_cuda bandwidth --memory cuda --validate -b 1K -e 8M -f 8 \
   --iters 4 --iters-large 2 --reps 2 --window 16
 run_pair validate_pingpong_cuda_ipc pingpong --memory cuda --gpu-path cuda-ipc --validate \
@@ -162,6 +166,9 @@ if [ -n "$mps" ] && step "MPS daemon ($mps)"; then
     run_pair pingpong_cuda_staged_mps pingpong --memory cuda --gpu-path staged -b 8 -e 4M -f 8 "${small[@]}"
     run_pair pingpong_cuda_staged_synccopy_mps pingpong --memory cuda --gpu-path staged \
       --gpu-sync-copy 64K -b 8 -e 64K -f 8 "${small[@]}"
+    run_pair pingpong_cuda_staged_synccopy_streamreads_mps pingpong --memory cuda \
+      --gpu-path staged --gpu-sync-copy 64K --gpu-read-completion stream -b 8 -e 64K -f 8 \
+      "${small[@]}"
     run_pair pingpong_cuda_ipc_mps pingpong --memory cuda --gpu-path cuda-ipc -b 8 -e 4M -f 8 \
       "${small[@]}"
     run_pair bandwidth_cuda_staged_mps bandwidth --memory cuda --gpu-path staged -b 1M -e 64M -f 4 \

@@ -71,6 +71,17 @@ class DeviceTable(unittest.TestCase):
         self.assertEqual(cells(device.table(rows), "staged", "cuda->cuda", "ucx:p")[3],
                          "88.8 [17.5-160.0]")
 
+    def test_stream_ordered_reads_are_their_own_series(self):
+        cuda = dict(memory_send="cuda", memory_recv="cuda", gpu_path="staged")
+        rows = [lat("ucx", 17.0, run_id="a", **cuda), lat("ucx", 12.0, run_id="b", **cuda)]
+        mps = {"CUDA_MPS_PIPE_DIRECTORY": "/tmp/mps"}
+        sidecars = [{"run_id": "a", "environment": mps, "settings": {"gpu_read_completion": "host"}},
+                    {"run_id": "b", "environment": mps, "settings": {"gpu_read_completion": "stream"}}]
+        lines = device.table(rows, sidecars)
+        self.assertEqual(cells(lines, "staged (MPS)", "cuda->cuda", "ucx:p")[3], "17.0")
+        self.assertEqual(cells(lines, "staged, stream-ordered reads (MPS)", "cuda->cuda", "ucx:p")[3],
+                         "12.0")
+
 
 if __name__ == "__main__":
     unittest.main()

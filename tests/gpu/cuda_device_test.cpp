@@ -32,7 +32,8 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
 // Runs `body(a, b)` on two StagedComms over a loopback tcp pair (a wrote, b read), the
 // whole within `limit`.
 void over_staged_tcp_pair(DeviceOps& ops, std::chrono::seconds limit,
-                          const std::function<Task<void>(StagedComm&, StagedComm&)>& body) {
+                          const std::function<Task<void>(StagedComm&, StagedComm&)>& body,
+                          StagedOptions reader = {}) {
   EventLoop loop;
   auto backend = registry().create("tcp", loop);
   std::unique_ptr<Comm> a, b;
@@ -44,7 +45,7 @@ void over_staged_tcp_pair(DeviceOps& ops, std::chrono::seconds limit,
     });
     a = co_await backend->make_connector()->connect(listener->contact_address(), 5s);
     while (!b) co_await loop.sleep_for(100us);
-    StagedComm sa(std::move(a), ops, loop), sb(std::move(b), ops, loop);
+    StagedComm sa(std::move(a), ops, loop), sb(std::move(b), ops, loop, reader);
     co_await body(sa, sb);
   }));
 }
@@ -118,28 +119,67 @@ TEST(CudaDevice, OrderAfterDefaultWaitsForAPageableCopy) {
 // What pingpong --memory cuda --validate does on the staged path, at the inline sizes
 // that came back wrong on an H200 before StagedComm ordered its copies after the
 // caller's default stream: refill one device buffer with copy() and write it at once.
-TEST(CudaDevice, StagedCommSendsDeviceFramesJustFilledByCopy) {
-  REQUIRE_DEVICE(ops);
+// With stream-ordered reads on the receiver (--gpu-read-completion stream) the copy out,
+// on the default stream right after read() returns, must see every byte too.
+void send_device_frames_just_filled_by_copy(DeviceOps& dev_ops, bool stream_reads) {
+  DeviceOps* ops = &dev_ops;
   std::vector<std::string> wrong;
-  over_staged_tcp_pair(*ops, 60s, [&](StagedComm& sa, StagedComm& sb) -> Task<void> {
-    Storage dev;
-    Message in;
-    for (size_t n : {size_t{1}, size_t{64}, size_t{4096}, size_t{32768}, size_t{262144},
-                     (size_t{3} << 20) + 5}) {
-      void* d = dev.reserve(n, MemoryKind::cuda);
-      for (int i = 0; i < 20; ++i) {
-        auto src = pattern(n, static_cast<uint8_t>(3 * i + 1));
-        ops->copy(d, src.data(), n);
-        Message out({Buffer{d, n, MemoryKind::cuda}});
-        co_await when_all(sa.write(out), sb.read(in));
-        std::vector<uint8_t> back(n);
-        ops->copy(back.data(), in.frames.at(0).data, n);
-        if (back != src) wrong.push_back(std::to_string(n) + " B, message " + std::to_string(i));
-      }
-    }
-  });
+  StagedOptions reader;
+  reader.stream_ordered_reads = stream_reads;
+  over_staged_tcp_pair(
+      *ops, 60s,
+      [&](StagedComm& sa, StagedComm& sb) -> Task<void> {
+        Storage dev;
+        Message in;
+        for (size_t n : {size_t{1}, size_t{64}, size_t{4096}, size_t{32768}, size_t{262144},
+                         (size_t{3} << 20) + 5}) {
+          void* d = dev.reserve(n, MemoryKind::cuda);
+          for (int i = 0; i < 20; ++i) {
+            auto src = pattern(n, static_cast<uint8_t>(3 * i + 1));
+            ops->copy(d, src.data(), n);
+            Message out({Buffer{d, n, MemoryKind::cuda}});
+            co_await when_all(sa.write(out), sb.read(in));
+            std::vector<uint8_t> back(n);
+            ops->copy(back.data(), in.frames.at(0).data, n);
+            if (back != src)
+              wrong.push_back(std::to_string(n) + " B, message " + std::to_string(i));
+          }
+        }
+      },
+      reader);
   EXPECT_TRUE(wrong.empty()) << wrong.size() << " wrong, the first "
                              << (wrong.empty() ? std::string() : wrong.front());
+}
+TEST(CudaDevice, StagedCommSendsDeviceFramesJustFilledByCopy) {
+  REQUIRE_DEVICE(ops);
+  send_device_frames_just_filled_by_copy(*ops, false);
+}
+TEST(CudaDevice, StagedCommStreamReadsLandBeforeACopyOut) {
+  REQUIRE_DEVICE(ops);
+  send_device_frames_just_filled_by_copy(*ops, true);
+}
+
+// order_default_after: a cudaMemcpy out of a device buffer, issued right after a lane's
+// copy into it, sees the lane's bytes. Many small rounds, which finish fastest.
+TEST(CudaDevice, OrderDefaultAfterMakesTheDefaultStreamWaitForALane) {
+  REQUIRE_DEVICE(ops);
+  const size_t n = 4096;
+  Storage dev, pinned;
+  void* d = dev.reserve(n, MemoryKind::cuda);
+  auto* p = static_cast<uint8_t*>(pinned.reserve(n, MemoryKind::host, &ops->pinned_memory()));
+  size_t wrong_rounds = 0;
+  for (int round = 0; round < 200; ++round) {
+    auto src = pattern(n, static_cast<uint8_t>(round));
+    std::memcpy(p, src.data(), n);
+    ops->copy_async(d, p, n, 2);
+    ops->order_default_after(2);
+    std::vector<uint8_t> back(n);
+    ops->copy(back.data(), d, n);
+    wrong_rounds += back != src;
+    while (!ops->lane_idle(2)) {
+    }
+  }
+  EXPECT_EQ(wrong_rounds, 0u);
 }
 
 // The CUDA side of gpu/ipc_handle_cache.hpp: allocations are traced back to their base,

@@ -164,6 +164,7 @@ TEST(IpcDevice, DevicesWithoutIpcSayWhy) {
     bool lane_idle(int) override { return true; }
     void copy(void*, const void*, size_t) override {}
     void order_after_default(int) override {}
+    void order_default_after(int) override {}
     void synchronize_default() override {}
   } ops;
   IpcExportCache out(ops);

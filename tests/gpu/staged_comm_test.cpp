@@ -310,8 +310,10 @@ TEST_F(StagedCommTest, WriteOrdersItsCopiesAfterTheCallersDefaultStreamWork) {
 // of the last message, which may not have run when it returns) sees the old bytes, not
 // the ones read() delivers into the reused frame.
 TEST_F(StagedCommTest, ReadOrdersItsCopiesAfterTheCallersDefaultStreamWork) {
-  for (size_t sync : {size_t{0}, size_t{1000}}) {
-    connect_staged(chunked_sync(1000, sync), chunked_sync(1000, sync));
+  for (int mode = 0; mode < 3; ++mode) {  // lanes, blocking copies, stream-ordered reads
+    StagedOptions o = chunked_sync(1000, mode == 1 ? 1000 : 0);
+    o.stream_ordered_reads = mode == 2;
+    connect_staged(o, o);
     for (size_t n : {600u, 2500u}) {  // inline and chunked
       Shape shape = {{n, D}};
       PatternMessage first(1, shape), second(2, shape);
@@ -322,17 +324,79 @@ TEST_F(StagedCommTest, ReadOrdersItsCopiesAfterTheCallersDefaultStreamWork) {
         co_await when_all(client_->write(first.msg), server_->read(in));
         Storage kept;
         void* k = kept.reserve(n, D, &server_ops_.device_memory());
+        size_t pending = server_ops_.default_pending();  // stream-ordered reads' own
         server_ops_.copy(k, in.frames.at(0).data, n);
-        EXPECT_EQ(server_ops_.default_pending(), 1u);  // queued on the default stream
+        EXPECT_EQ(server_ops_.default_pending(), pending + 1);  // queued on the default stream
         co_await when_all(client_->write(second.msg), server_->read(in));
         server_ops_.synchronize_default();
         Message copied({Buffer{k, n, D}});
-        EXPECT_EQ(wrong_bytes(copied, 1, shape), 0u) << n << " bytes: the copy saw read()'s bytes";
-        EXPECT_EQ(wrong_bytes(in, 2, shape), 0u) << n << " bytes";
+        EXPECT_EQ(wrong_bytes(copied, 1, shape), 0u)
+            << n << " bytes, mode " << mode << ": the copy saw read()'s bytes";
+        EXPECT_EQ(wrong_bytes(in, 2, shape), 0u) << n << " bytes, mode " << mode;
       });
       set_allocator(D, &device_alloc_);
     }
   }
+}
+
+// The device frames of `m` as the host sees them after a cudaMemcpy out of each (copy():
+// default-stream work issued now), in `keep`.
+Message copied_to_host(HostDeviceOps& ops, const Message& m,
+                       std::vector<std::vector<std::byte>>& keep) {
+  keep.assign(m.frames.size(), {});
+  Message out;
+  for (size_t f = 0; f < m.frames.size(); ++f) {
+    keep[f].resize(m.frames[f].size);
+    if (m.frames[f].size) ops.copy(keep[f].data(), m.frames[f].data, m.frames[f].size);
+    out.frames.push_back(Buffer{keep[f].data(), m.frames[f].size, H});
+  }
+  return out;
+}
+
+// Stream-ordered reads return with their copies into device frames queued, not landed
+// (the host, unsynchronised, sees old bytes), and work issued on the default stream
+// afterwards sees every byte: inline messages (copies on the default stream) and chunked
+// ones (lane copies the default stream is made to wait for). Reads come in pairs with
+// nothing between them, every shape after every other. (A read that reuses its staging
+// buffers under the last read's unfinished copies fails the ReadOrders test above.)
+TEST_F(StagedCommTest, StreamOrderedReadsLandBeforeLaterDefaultStreamWork) {
+  StagedOptions o = chunked(1000);
+  o.stream_ordered_reads = true;
+  connect_staged(chunked(1000), o);
+  std::vector<Shape> shapes = {
+      {{8, D}},
+      {{10, H}, {900, D}},            // inline
+      {{2500, D}},                    // chunked over both receive lanes
+      {{5, H}, {700, D}, {1800, D}},  // chunked, two device frames
+      {{1001, D}},                    // chunked, one lane each
+  };
+  set_allocator(D, &server_ops_.device_memory());  // copy() must know the received frames
+  run([&](CancelToken) -> Task<void> {
+    Message in[2];
+    std::vector<std::vector<std::byte>> keep;
+    size_t id = 0;
+    for (size_t a = 0; a < shapes.size(); ++a) {
+      for (size_t b = 0; b < shapes.size(); ++b) {
+        size_t ids[2] = {id, id + 1};
+        const Shape* pair[2] = {&shapes[a], &shapes[b]};
+        id += 2;
+        for (int k = 0; k < 2; ++k) {
+          PatternMessage out(ids[k], *pair[k]);
+          co_await when_all(client_->write(out.msg), server_->read(in[k]));
+          if (ids[k] == 0) {  // fresh frames, read as they are: the copies have not run yet
+            EXPECT_GT(wrong_bytes(in[k], 0, *pair[k]), 0u) << "the read waited for its copies";
+          }
+        }
+        for (int k = 0; k < 2; ++k) {
+          Message host = copied_to_host(server_ops_, in[k], keep);
+          EXPECT_EQ(wrong_bytes(host, ids[k], *pair[k]), 0u)
+              << "shape " << (k ? b : a) << " read " << (k ? "second" : "first") << " after shape "
+              << (k ? a : b);
+        }
+      }
+    }
+  });
+  set_allocator(D, &device_alloc_);
 }
 
 // Small inline messages take the blocking copies (no lane copy on either side), larger
@@ -389,6 +453,43 @@ TEST(HostDeviceOps, DefaultStreamCopiesLandInOrderAndLanesWaitOnlyWhenOrdered) {
   ops.copy(d, src, 1);
   ops.copy(out, d, 4);  // device to host waits for it
   EXPECT_EQ(out[0], 7);
+  ops.pinned_memory().deallocate(pinned, 4);
+  ops.device_memory().deallocate(d, 4);
+}
+
+// kDefaultLane copies run in default-stream order; order_default_after makes the default
+// stream's later work (not its earlier work) wait for a lane's copies.
+TEST(HostDeviceOps, DefaultStreamWaitsForALaneOnlyWhenOrderedAfterIt) {
+  HostDeviceOps ops(3);
+  auto* d = static_cast<unsigned char*>(ops.device_memory().allocate(4));
+  auto* pinned = static_cast<unsigned char*>(ops.pinned_memory().allocate(4));
+  unsigned char out[4] = {};
+  std::memset(d, 0, 4);
+  for (int i = 0; i < 4; ++i) pinned[i] = static_cast<unsigned char>(i + 1);
+  ops.copy_async(d, pinned, 4, 2);
+  ops.copy(out, d, 4);  // not ordered after lane 2: sees the old bytes
+  EXPECT_EQ(out[0], 0);
+  ops.order_default_after(2);
+  ops.copy(out, d, 4);
+  EXPECT_EQ(out[0], 1);
+  EXPECT_EQ(out[3], 4);
+  EXPECT_TRUE(ops.lane_idle(2));  // finished by the default stream
+
+  pinned[0] = 7;
+  ops.copy_async(d, pinned, 1, DeviceOps::kDefaultLane);
+  EXPECT_TRUE(ops.busy(DeviceOps::kDefaultLane));
+  EXPECT_EQ(d[0], 1);   // queued, not landed
+  ops.copy(out, d, 4);  // later default-stream work sees it
+  EXPECT_EQ(out[0], 7);
+  EXPECT_TRUE(ops.lane_idle(DeviceOps::kDefaultLane));
+
+  pinned[0] = 8;
+  ops.copy_async(d, pinned, 1, DeviceOps::kDefaultLane);
+  int polls = 1;
+  while (!ops.lane_idle(DeviceOps::kDefaultLane)) ++polls;
+  EXPECT_EQ(polls, 3);  // lands after polls_per_copy polls, as a lane's copy does
+  EXPECT_EQ(d[0], 8);
+  EXPECT_THROW(ops.order_default_after(DeviceOps::kDefaultLane + 1), std::invalid_argument);
   ops.pinned_memory().deallocate(pinned, 4);
   ops.device_memory().deallocate(d, 4);
 }

@@ -81,15 +81,19 @@ class CudaOps final : public gpu::DeviceOps {
     name_ = "cuda:" + std::to_string(device) + " " + prop.name;
     for (int l = 0; l < kLanes; ++l) {
       check(cudaStreamCreateWithFlags(&streams_[l], cudaStreamNonBlocking), "cudaStreamCreate");
-      check(cudaEventCreateWithFlags(&events_[l], cudaEventDisableTiming), "cudaEventCreate");
       check(cudaEventCreateWithFlags(&default_marks_[l], cudaEventDisableTiming),
             "cudaEventCreate");
     }
+    // cudaStreamLegacy names the legacy default stream even in code built with
+    // --default-stream per-thread.
+    streams_[kDefaultLane] = cudaStreamLegacy;
+    for (int l = 0; l <= kDefaultLane; ++l)
+      check(cudaEventCreateWithFlags(&events_[l], cudaEventDisableTiming), "cudaEventCreate");
   }
   ~CudaOps() override {
+    for (int l = 0; l <= kDefaultLane; ++l) (void)cudaEventDestroy(events_[l]);
     for (int l = 0; l < kLanes; ++l) {
       (void)cudaEventDestroy(default_marks_[l]);
-      (void)cudaEventDestroy(events_[l]);
       (void)cudaStreamDestroy(streams_[l]);
     }
   }
@@ -114,11 +118,17 @@ class CudaOps final : public gpu::DeviceOps {
   void copy(void* dst, const void* src, size_t n) override {
     check(cudaMemcpy(dst, src, n, cudaMemcpyDefault), "cudaMemcpy");
   }
-  // cudaStreamLegacy names the legacy default stream even in code built with
-  // --default-stream per-thread. The lane's stream waits on the device; the host does not.
+  // The lane's stream waits on the device; the host does not.
   void order_after_default(int lane) override {
+    if (lane == kDefaultLane) return;  // already in default-stream order
     check(cudaEventRecord(default_marks_[lane], cudaStreamLegacy), "cudaEventRecord");
     check(cudaStreamWaitEvent(streams_[lane], default_marks_[lane], 0), "cudaStreamWaitEvent");
+  }
+  // events_[lane] stands behind the lane's last copy (copy_async records it); the legacy
+  // stream waits for that record as it is now.
+  void order_default_after(int lane) override {
+    if (lane == kDefaultLane) return;
+    check(cudaStreamWaitEvent(cudaStreamLegacy, events_[lane], 0), "cudaStreamWaitEvent");
   }
   void synchronize_default() override {
     check(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
@@ -153,9 +163,9 @@ class CudaOps final : public gpu::DeviceOps {
   std::string schedule_;
   DeviceAllocator device_alloc_;
   PinnedAllocator pinned_alloc_;
-  cudaStream_t streams_[kLanes]{};
-  cudaEvent_t events_[kLanes]{};
-  cudaEvent_t default_marks_[kLanes]{};  // recorded on cudaStreamLegacy, waited on by a lane
+  cudaStream_t streams_[kDefaultLane + 1]{};  // the last is cudaStreamLegacy, not ours
+  cudaEvent_t events_[kDefaultLane + 1]{};    // behind each lane's last copy
+  cudaEvent_t default_marks_[kLanes]{};       // recorded on cudaStreamLegacy, waited on by a lane
 };
 
 int local_rank() {
