@@ -81,7 +81,10 @@ Task<size_t> round_trips(RoundTrips r, CommDriver& c) {
       uint64_t t0 = PerTrip ? EventLoop::now_ns() : 0;
       co_await c.send(out);
       co_await c.recv(in);
-      if constexpr (PerTrip) r.samples_ns[i] = EventLoop::now_ns() - t0;
+      if constexpr (PerTrip) {
+        c.settle();  // a round trip ends with the reply usable, stream-ordered reads too
+        r.samples_ns[i] = EventLoop::now_ns() - t0;
+      }
     } else {
       co_await c.recv(in);
       if (r.validate) wrong += c.check(in, r.size, theirs);
@@ -90,7 +93,8 @@ Task<size_t> round_trips(RoundTrips r, CommDriver& c) {
     }
     if (r.validate) wrong += c.check(in, r.size, theirs);
   }
-  c.settle();  // the last read's copies, where they complete in stream order
+  c.settle();  // the last read's copies, where they complete in stream order (as
+               // nccl-tests synchronises once per timed loop: per-repetition timing)
   if constexpr (!PerTrip)
     if (initiator) fill_mean(r, start);
   co_return wrong;

@@ -35,7 +35,8 @@ struct IpcHandle {
 class DeviceOps {
  public:
   // Lanes 0-1 carry a comm's send pipeline, 2-3 its receive pipeline, so a bidirectional
-  // exchange never waits on the other direction's copies.
+  // exchange never waits on the other direction's copies (unless reads complete in stream
+  // order: a write's copies wait for the default stream, which then holds the reads').
   static constexpr int kLanes = 4;
   // One more lane that is the legacy default stream itself: its copies come after the
   // caller's earlier default-stream work and before its later work by construction (no

@@ -23,8 +23,9 @@ namespace commbench::gpu {
 struct HostDeviceOps::Tracker final : MemoryAllocator {
   size_t live = 0;
   AllocationTable table;
-  // Set for device memory: cudaFree waits for the device, so the default-stream copies
-  // still to land (into or out of this block among them) land before it is freed.
+  // Set for device and pinned memory: cudaFree and cudaFreeHost wait for the device, so
+  // the default-stream copies still to land (into or out of this block among them) land
+  // before it is freed.
   HostDeviceOps* lands_before_free = nullptr;
   bool shared = false;                    // device memory: memfds a peer can map
   std::unordered_map<void*, int> memfds;  // base -> its memfd
@@ -81,6 +82,7 @@ HostDeviceOps::HostDeviceOps(int polls_per_copy)
       device_(std::make_unique<Tracker>()),
       pinned_(std::make_unique<Tracker>()) {
   device_->lands_before_free = this;
+  pinned_->lands_before_free = this;
   device_->shared = true;
 }
 

@@ -97,7 +97,8 @@ class CommDriver final : public Driver {
   }
   // Waits until the copies that stream-ordered staged reads (--gpu-read-completion stream)
   // queued on the default stream have landed; nothing otherwise. A timed loop ends with
-  // it, as nccl-tests synchronises its stream before it stops the clock.
+  // it, as nccl-tests synchronises its stream before it stops the clock, and so does each
+  // round trip timed on its own.
   void settle() {
     if (stream_reads_) ops_->synchronize_default();
   }

@@ -123,8 +123,9 @@ void add_bench_options(CLI::App& app, BenchOptions& o, BenchKind kind) {
                  "Staged: when a read of device memory returns. host: its bytes have landed "
                  "(as UCX and Dask's comms complete) | stream: its host-to-device copies are "
                  "queued on the legacy default stream, so later work there (and a cudaMemcpy "
-                 "out) sees them, as NCCL completes on a stream; the next write waits for them "
-                 "there, and the timed loop synchronises before it stops the clock")
+                 "out) sees them, as NCCL completes on a stream. Timing then synchronises the "
+                 "default stream before each per-trip sample ends, once per repetition "
+                 "(--timing per-repetition, as nccl-tests does), and before a bandwidth ack")
       ->capture_default_str();
   app.add_option("--max-frame", o.max_frame,
                  "Largest frame a peer may send us (default: --max-size plus 64 KiB of slack; "

@@ -58,6 +58,15 @@ class StreamReadsSummaryTest(unittest.TestCase):
         big = [ln for ln in lines if "| 64 B | sync-stream |" in ln][0]
         self.assertTrue(big.endswith("|  |"), big)  # the target is for 8 B only
 
+    def test_per_repetition_modes_compare_with_their_own_timing(self):
+        d = self.dir.name
+        for r in (1, 2, 3):
+            write(d, "sync-rep_%d.csv" % r, [("ucx", "cooperative", 8, 20.0)])
+            write(d, "sync-stream-rep_%d.csv" % r, [("ucx", "cooperative", 8, 10.0)])
+        lines = summary.table(summary.rounds(d))
+        row = [ln for ln in lines if "| 8 B | sync-stream-rep |" in ln][0]
+        self.assertIn("0.500 [", row)  # 10 / 20 (sync-rep), not 10 / 16 (sync)
+
     def test_an_empty_folder_is_an_error(self):
         with tempfile.TemporaryDirectory() as empty:
             self.assertEqual(summary.rounds(empty), {})

@@ -160,17 +160,23 @@ TEST(CudaDevice, StagedCommStreamReadsLandBeforeACopyOut) {
 }
 
 // order_default_after: a cudaMemcpy out of a device buffer, issued right after a lane's
-// copy into it, sees the lane's bytes. Many small rounds, which finish fastest.
+// copy into it, sees the lane's bytes. The lane is kept busy first by a large copy (about
+// 1 ms at pinned bandwidth), so without the ordering the cudaMemcpy, on another copy
+// engine, would read the buffer before the lane's small copy reached it.
 TEST(CudaDevice, OrderDefaultAfterMakesTheDefaultStreamWaitForALane) {
   REQUIRE_DEVICE(ops);
-  const size_t n = 4096;
-  Storage dev, pinned;
+  const size_t n = 4096, big = size_t{64} << 20;
+  Storage dev, pinned, dev_big, pinned_big;
   void* d = dev.reserve(n, MemoryKind::cuda);
+  void* d_big = dev_big.reserve(big, MemoryKind::cuda);
   auto* p = static_cast<uint8_t*>(pinned.reserve(n, MemoryKind::host, &ops->pinned_memory()));
+  void* p_big = pinned_big.reserve(big, MemoryKind::host, &ops->pinned_memory());
+  std::memset(p_big, 1, big);
   size_t wrong_rounds = 0;
-  for (int round = 0; round < 200; ++round) {
+  for (int round = 0; round < 20; ++round) {
     auto src = pattern(n, static_cast<uint8_t>(round));
     std::memcpy(p, src.data(), n);
+    ops->copy_async(d_big, p_big, big, 2);
     ops->copy_async(d, p, n, 2);
     ops->order_default_after(2);
     std::vector<uint8_t> back(n);

@@ -8,6 +8,10 @@
 #   sync          device memory, blocking copies up to 64 KiB (the best of 2026-11-29)
 #   sync-stream   the same with stream-ordered reads
 #   lanes-stream  lane copies on the send side, stream-ordered reads
+#   sync-rep, sync-stream-rep   sync and sync-stream timed per repetition (one clock pair
+#                 and one synchronisation per loop, as nccl-tests; per-trip samples end
+#                 with a synchronisation each, so they show the stream-ordered read's
+#                 gain on the echoing rank only)
 # 8 B-4 KiB over ucx, mpi and tcp, every message validated in a first, untimed call.
 # With build/gpu-bundle carried (scripts/gpu/prepare_bundle.sh), on the device machine:
 #   bash scripts/studies/gpu-stream-reads/rounds.sh "$OUT" [ROUNDS]
@@ -44,16 +48,17 @@ if [ -n "$mps" ]; then
 else
   echo "no MPS daemon on this machine: every small copy pays a GPU time slice" | tee -a "$out/log"
 fi
-modes=(host sync sync-stream lanes-stream)
+modes=(host sync sync-stream lanes-stream sync-rep sync-stream-rep)
 args() {
   case $1 in
     host) echo "--memory host" ;;
     sync) echo "--memory cuda --gpu-path staged --gpu-sync-copy 64K" ;;
     sync-stream) echo "--memory cuda --gpu-path staged --gpu-sync-copy 64K --gpu-read-completion stream" ;;
     lanes-stream) echo "--memory cuda --gpu-path staged --gpu-read-completion stream" ;;
+    *-rep) echo "$(args "${1%-rep}") --timing per-repetition" ;;
   esac
 }
-for mode in "${modes[@]:1}"; do
+for mode in sync sync-stream lanes-stream; do
   # shellcheck disable=SC2046
   run "validate_$mode" $(args "$mode") --validate -b 1 -e 8M -f 8 --iters 50 --iters-large 10
 done

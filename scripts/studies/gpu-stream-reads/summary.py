@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Summarises rounds.sh (issue 30 item 2): per backend and size, each device mode's median
-one-way latency over rounds [min-max], its ratio to the `sync` mode (blocking copies, reads
-complete on the host: the best of 2026-11-29) as the median of per-round ratios with a 95 %
-bootstrap interval, and at 8 B its ratio to the issue's target, 2 x the copy floor (BRIEF
-section 7: 3.6 + 3.9 us, CUDA-event timed) + the same backend's host-memory latency in the
-same round.
+one-way latency over rounds [min-max], its ratio to the `sync` mode of the same timing
+(blocking copies, reads complete on the host: the best of 2026-11-29; `sync-rep` for the
+per-repetition modes) as the median of per-round ratios with a 95 % bootstrap interval,
+and at 8 B its ratio to the issue's target, 2 x the copy floor (BRIEF section 7: 3.6 + 3.9
+us, CUDA-event timed) + the same backend's host-memory latency in the same round.
 
   summary.py DIR        (DIR holds <mode>_<round>.csv, the unpacked rounds.tar.gz)"""
 
@@ -20,8 +20,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from cbresults.stats import median_ci  # noqa: E402
 
 COPY_FLOOR_PAIR_US = 3.6 + 3.9  # 8 B device-to-host + host-to-device, H200 (BRIEF §7)
-BASE = "sync"
-DEVICE_MODES = ("sync", "sync-stream", "lanes-stream")
+DEVICE_MODES = ("sync", "sync-stream", "lanes-stream", "sync-rep", "sync-stream-rep")
+
+
+def base_of(mode):
+    """The mode a device mode is compared with: blocking copies, host-complete reads, the
+    same timing."""
+    return "sync-rep" if mode.endswith("-rep") else "sync"
 
 
 def load(path):
@@ -67,8 +72,8 @@ def table(per_round):
                 if v is None:
                     continue
                 vals.append(v)
-                base = modes.get(BASE, {}).get(key)
-                if base and mode != BASE:
+                base = modes.get(base_of(mode), {}).get(key)
+                if base and mode != base_of(mode):
                     to_base.append(v / base)
                 host = modes.get("host", {}).get(key)
                 if key[1] == 8 and host is not None:
