@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -144,7 +145,6 @@ bool HostDeviceOps::lane_idle(int lane) {
     Pending p = q.front();
     q.pop_front();
     if (p.n) std::memcpy(p.dst, p.src, p.n);
-    lane_done_[lane] = p.no;
     pass_marks();
   }
   return q.empty();
@@ -152,17 +152,18 @@ bool HostDeviceOps::lane_idle(int lane) {
 
 void HostDeviceOps::finish_lane(int lane, uint64_t upto) {
   auto& q = lanes_[lane];
-  // The marks met before those copies point at default-stream work issued before them,
-  // hence before the default-stream mark being landed: they never wait for it.
-  while (lane_done_[lane] < upto && !q.empty()) {
+  // Runs the queue's front while a copy numbered up to `upto` is still in it. The marks
+  // met before those copies point at default-stream work issued before them, hence before
+  // the default-stream mark being landed: they never wait for it.
+  auto is_copy = [](const Pending& p) { return !p.mark; };
+  for (auto c = std::find_if(q.begin(), q.end(), is_copy); c != q.end() && c->no <= upto;
+       c = std::find_if(q.begin(), q.end(), is_copy)) {
     Pending p = q.front();
     q.pop_front();
-    if (p.mark) {
+    if (p.mark)
       land_default(*p.mark);
-      continue;
-    }
-    if (p.n) std::memcpy(p.dst, p.src, p.n);
-    lane_done_[lane] = p.no;
+    else if (p.n)
+      std::memcpy(p.dst, p.src, p.n);
   }
 }
 
@@ -197,7 +198,7 @@ void HostDeviceOps::order_after_default(int lane) {
 
 void HostDeviceOps::order_default_after(int lane) {
   if (lane < 0 || lane > kDefaultLane) throw std::invalid_argument("order_default_after: bad lane");
-  if (lane == kDefaultLane || lane_done_[lane] == lane_issued_[lane]) return;
+  if (lane == kDefaultLane || !busy(lane)) return;  // no copy of the lane to wait for
   DefaultCopy mark{++default_seq_, nullptr, nullptr, 0, {}};
   mark.wait_lane = lane;
   mark.lane_upto = lane_issued_[lane];

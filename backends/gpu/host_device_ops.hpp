@@ -107,10 +107,10 @@ class HostDeviceOps final : public DeviceOps {
   int polls_per_copy_;
   std::deque<Pending> lanes_[kLanes];
   std::deque<DefaultCopy> default_;
-  uint64_t default_seq_ = 0;       // the number of the last copy() put on default_
-  uint64_t default_lane_seq_ = 0;  // ... and of the last kDefaultLane copy
-  int default_lane_polls_ = 0;     // polls of kDefaultLane left before it lands
-  uint64_t lane_issued_[kLanes] = {}, lane_done_[kLanes] = {};  // copies per lane
+  uint64_t default_seq_ = 0;           // the number of the last copy() put on default_
+  uint64_t default_lane_seq_ = 0;      // ... and of the last kDefaultLane copy
+  int default_lane_polls_ = 0;         // polls of kDefaultLane left before it lands
+  uint64_t lane_issued_[kLanes] = {};  // copies issued per lane, numbering Pending::no
   size_t issued_ = 0, overlapped_ = 0;
   size_t ipc_exports_ = 0, ipc_opens_ = 0, ipc_mapped_ = 0;
   std::unique_ptr<Tracker> device_, pinned_;

@@ -121,8 +121,7 @@ TEST(CudaDevice, OrderAfterDefaultWaitsForAPageableCopy) {
 // caller's default stream: refill one device buffer with copy() and write it at once.
 // With stream-ordered reads on the receiver (--gpu-read-completion stream) the copy out,
 // on the default stream right after read() returns, must see every byte too.
-void send_device_frames_just_filled_by_copy(DeviceOps& dev_ops, bool stream_reads) {
-  DeviceOps* ops = &dev_ops;
+void send_device_frames_just_filled_by_copy(DeviceOps* ops, bool stream_reads) {
   std::vector<std::string> wrong;
   StagedOptions reader;
   reader.stream_ordered_reads = stream_reads;
@@ -152,11 +151,11 @@ void send_device_frames_just_filled_by_copy(DeviceOps& dev_ops, bool stream_read
 }
 TEST(CudaDevice, StagedCommSendsDeviceFramesJustFilledByCopy) {
   REQUIRE_DEVICE(ops);
-  send_device_frames_just_filled_by_copy(*ops, false);
+  send_device_frames_just_filled_by_copy(ops, false);
 }
 TEST(CudaDevice, StagedCommStreamReadsLandBeforeACopyOut) {
   REQUIRE_DEVICE(ops);
-  send_device_frames_just_filled_by_copy(*ops, true);
+  send_device_frames_just_filled_by_copy(ops, true);
 }
 
 // order_default_after: a cudaMemcpy out of a device buffer, issued right after a lane's

@@ -8,7 +8,6 @@ us, CUDA-event timed) + the same backend's host-memory latency in the same round
 
   summary.py DIR        (DIR holds <mode>_<round>.csv, the unpacked rounds.tar.gz)"""
 
-import csv
 import glob
 import os
 import re
@@ -17,6 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
 
+from cbresults import schema  # noqa: E402
 from cbresults.stats import median_ci  # noqa: E402
 
 COPY_FLOOR_PAIR_US = 3.6 + 3.9  # 8 B device-to-host + host-to-device, H200 (BRIEF §7)
@@ -31,12 +31,8 @@ def base_of(mode):
 
 def load(path):
     """{(backend, size): p50 one way in us} of one CSV."""
-    out = {}
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            name = r["backend"] + (":" + r["progress"] if r.get("progress") else "")
-            out[(name, int(r["size_bytes"]))] = float(r["latency_us_p50"])
-    return out
+    return {(r["backend"] + (":" + r["progress"] if r.get("progress") else ""),
+             int(r["size_bytes"])): r["latency_us_p50"] for r in schema.read_csv(path)}
 
 
 def rounds(folder):
